@@ -55,6 +55,8 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--columns", default="surface,employees")
     demo.add_argument("-k", type=int, default=3)
     demo.set_defaults(func=_cmd_demo)
+    from .experiments.cli import add_subcommands  # experiment, report, plot
+    add_subcommands(sub)
     return parser
 
 

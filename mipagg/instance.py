@@ -172,7 +172,9 @@ def from_dataframe(df, columns: Sequence[str] | None = None, name: str = "datafr
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ParameterError(f"unknown column(s) {missing}; available: {list(df.columns)}")
-    bad = [c for c in columns if not np.issubdtype(df[c].dtype, np.number)]
+    from pandas.api.types import is_numeric_dtype  # np.issubdtype fails on pandas string dtypes
+
+    bad = [c for c in columns if not is_numeric_dtype(df[c].dtype)]
     if bad:
         raise DataError(f"non-numeric key column(s) {bad}")
     return Instance(df[columns].to_numpy(dtype=float), tuple(map(str, columns)), name,

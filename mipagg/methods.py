@@ -39,6 +39,18 @@ class MethodSpec:
 _ROWS = [
     # --- foundation: fixed-size and path + MHM heuristics (seed 004) ---
     ("mdav", "mipagg.heuristics.mdav:mdav", "MDAV fixed-size groups", "Domingo-Ferrer & Torra 2005; seed 004 §4.2.3"),
+    ("vmdav", "mipagg.heuristics.vmdav:vmdav", "V-MDAV variable-size groups (option gamma)", "Solanas & Martínez-Ballesté 2006"),
+    ("md", "mipagg.heuristics.fixed:md", "maximum distance fixed-size groups", "seed 004 §4.2.2"),
+    ("cbfs", "mipagg.heuristics.fixed:cbfs", "centroid-based fixed-size groups", "Laszlo & Mukherjee 2005; seed 004 §4.2.3"),
+    ("npn-mhm", "mipagg.heuristics.paths:npn_mhm", "MHM on the nearest-point-next path", "seed 004 §4.2.1"),
+    ("md-mhm", "mipagg.heuristics.paths:md_mhm", "MHM on the maximum-distance path", "seed 004 §4.2.2"),
+    ("mdav-mhm", "mipagg.heuristics.paths:mdav_mhm", "MHM on the MDAV path", "seed 004 §4.2.3"),
+    ("cbfs-mhm", "mipagg.heuristics.paths:cbfs_mhm", "MHM on the CBFS path", "seed 004 §4.2.3"),
+    # --- TSP-based methods (engineer B2; seeds 000, 002, 003) ---
+    ("tsp-mhm", "mipagg.tsp_micro:hm2_micro", "(HM)²-Micro: MHM on a TSP Hamiltonian path (options tour, repeats)", "Maya-López et al. 2020 (seed 002 §4); seed 003 ch. 4"),
+    ("mf-tsp", "mipagg.tsp_micro:mf_tsp", "MF-TSP: fixed-size groups from a neighbourhood matrix of Hamiltonian paths (option tour)", "seed 000 Algorithm 1; seed 003 ch. 3"),
+    ("mdav-lk-mhm", "mipagg.tsp_micro:mdav_lk_mhm", "MDAV path improved by local search (2-opt/Or-opt), then MHM", "Heaton & Mukherjee 2011, as in seed 002 §5.2"),
+    ("compress", "mipagg.tsp_micro:compress", "Cc-C-MHM: tour over MDAV c-group centroids, decompressed, MHM (options c, tour)", "seed 003 ch. 5, Algorithm 3"),
 ]
 
 METHODS: dict[str, MethodSpec] = {r[0]: MethodSpec(*r) for r in _ROWS}

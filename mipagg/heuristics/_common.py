@@ -1,14 +1,72 @@
-"""Small numpy helpers shared by the fixed-size heuristics."""
+"""Small helpers shared by the fixed-size heuristics.
+
+The distance work of MDAV-like heuristics is "squared distances from a point
+to a subset of the rows" and "centroid of a subset of the rows".  With numpy
+both copy ``X[rows]`` first, which dominates the run time on large n (see
+docs/bench/foundation.md); the compiled kernels below read the rows in place.
+They add the coordinates in the same order as the numpy references
+(``sqdist_to_reference``, ``centroid_reference``), so results are identical,
+which the tests check.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _sqdist_rows(X, rows, point):
+    m = rows.shape[0]
+    p = X.shape[1]
+    out = np.empty(m)
+    for i in range(m):
+        r = rows[i]
+        s = 0.0
+        for j in range(p):
+            d = X[r, j] - point[j]
+            s += d * d
+        out[i] = s
+    return out
+
+
+@njit(cache=True)
+def _centroid_rows(X, rows):
+    p = X.shape[1]
+    acc = np.zeros(p)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        for j in range(p):
+            acc[j] += X[r, j]
+    return acc / rows.shape[0]
+
+
+def _prep(X, rows):
+    X = np.ascontiguousarray(X, dtype=float)
+    return X, np.ascontiguousarray(rows, dtype=np.int64)
 
 
 def sqdist_to(X: np.ndarray, rows: np.ndarray, point: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances from ``X[rows]`` to ``point``."""
+    """Squared Euclidean distances from ``X[rows]`` to ``point`` (compiled)."""
+    X, rows = _prep(X, rows)
+    return _sqdist_rows(X, rows, np.ascontiguousarray(point, dtype=float))
+
+
+def centroid(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Mean of ``X[rows]`` (compiled; rows added in order like numpy's axis-0 mean)."""
+    X, rows = _prep(X, rows)
+    return _centroid_rows(X, rows)
+
+
+def sqdist_to_reference(X: np.ndarray, rows: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Readable numpy version of :func:`sqdist_to`."""
     d = X[rows] - point
     return np.einsum("ij,ij->i", d, d)
+
+
+def centroid_reference(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Readable numpy version of :func:`centroid`."""
+    return X[rows].mean(axis=0)
 
 
 def nearest(X: np.ndarray, rows: np.ndarray, point: np.ndarray, m: int) -> np.ndarray:

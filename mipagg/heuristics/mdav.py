@@ -15,6 +15,7 @@ import numpy as np
 
 from ..partition import Partition
 from ..univariate import check_k
+from ._common import centroid as _centroid
 from ._common import nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups"]
@@ -39,7 +40,7 @@ def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     remaining = np.arange(n)
     groups = []
     while remaining.size >= 3 * k:
-        centroid = X[remaining].mean(axis=0)
+        centroid = _centroid(X, remaining)
         r_pos = int(np.argmax(sqdist_to(X, remaining, centroid)))
         r = remaining[r_pos]
         s_pos = int(np.argmax(sqdist_to(X, remaining, X[r])))
@@ -53,7 +54,7 @@ def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         g, remaining = _take_group(X, remaining, s_pos, k)
         groups.append(g)
     if remaining.size >= 2 * k:
-        centroid = X[remaining].mean(axis=0)
+        centroid = _centroid(X, remaining)
         r_pos = int(np.argmax(sqdist_to(X, remaining, centroid)))
         g, remaining = _take_group(X, remaining, r_pos, k)
         groups.append(g)

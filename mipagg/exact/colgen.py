@@ -1,0 +1,458 @@
+"""Column generation for microaggregation: MicroaggregationHeuristicMP.
+
+Seed 001 section 5: the restricted master LP (9) is solved (master phase),
+its fractional solution is rounded by SimpleRoundingHeuristic and
+RoundingMSTHeuristic, and its duals feed the PricingProblem routine of
+section 5.1 (heuristic pricing first, then exact pricing chosen by Table 2).
+On top of the seed, this module
+
+* computes a certified Farley-type Lagrangian bound whenever pricing was exact
+  for every cluster size and stops as soon as it closes the gap (to the LP
+  value or to the best SSE) within ``gap_tol``;
+* optionally smooths the duals (Wentges smoothing towards the duals with the
+  best Lagrangian bound), falling back to the true duals on a mispricing, so
+  optimality is only ever concluded from pricing at the master duals;
+* honours ``time_limit`` and ``max_iterations``, returning the best partition
+  and only a certified bound (or none).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..partition import Partition
+from ..univariate import check_k
+from .bounds import gap, lagrangian_bound
+from .master import MasterProblem, squared_distances
+from .rounding import rounding_mst, simple_rounding
+
+__all__ = ["column_generation", "ColumnGenerationResult", "IterationLog", "table2_exact_mode",
+           "pricing_round", "PricingRound"]
+
+PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
+STABILIZATIONS = (None, "wentges")
+
+
+def table2_exact_mode(n: int, eta: int) -> str:
+    """Exact pricing routine for size η on n records, seed 001 Table 2:
+    complete enumeration ("CE") for η ≤ 5, and for η = 6 up to n = 100 records
+    (the table's column 100; at 200 it says "EP"), the ILP (14) otherwise.
+
+    >>> table2_exact_mode(50, 6), table2_exact_mode(200, 6), table2_exact_mode(30, 7)
+    ('enumeration', 'ilp', 'ilp')
+    """
+    if eta <= 5 or (eta == 6 and n <= 100):
+        return "enumeration"
+    return "ilp"
+
+
+@dataclass
+class PricingRound:
+    """What one PricingProblem call produced at one dual vector."""
+
+    columns: list = field(default_factory=list)
+    min_reduced_costs: dict = field(default_factory=dict)  # η -> proven minimum (exact calls)
+    exact_sizes: set = field(default_factory=set)           # sizes priced exactly to optimality
+    timed_out: bool = False
+    seconds: float = 0.0
+
+    def complete(self, k: int) -> bool:
+        """True when every size k..2k−1 was priced exactly (Lagrangian bound certified)."""
+        return all(eta in self.exact_sizes for eta in range(k, 2 * k))
+
+
+def pricing_round(D, duals, k, mode, *, complete=False, max_columns=10, tol=1e-9,
+                  deadline=None) -> PricingRound:
+    """PricingProblem(λ, π) of seed 001 section 5.1 for η = k..2k−1.
+
+    ``mode="auto"``: heuristic pricing, then (if it found nothing) the exact
+    routine of :func:`table2_exact_mode`, stopping at the first η that yields
+    columns.  ``"heuristic"``, ``"enumeration"`` and ``"ilp"`` use that routine
+    alone.  With ``complete=True``, once an exact routine has been called the
+    remaining sizes are priced exactly too (so the Lagrangian bound at these
+    duals is certified); with ``mode`` exact, every size is priced.
+    """
+    from .pricing import price
+
+    n = D.shape[0]
+    out = PricingRound()
+    t0 = time.perf_counter()
+    went_exact = False
+    for eta in range(k, 2 * k):
+        if eta > n:
+            # no cluster of this size exists: its minimum is +inf, trivially proven
+            out.min_reduced_costs[eta] = np.inf
+            out.exact_sizes.add(eta)
+            continue
+        if out.columns and not (complete and went_exact):
+            break
+        left = None
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                out.timed_out = True
+                break
+        found = []
+        if mode in ("auto", "heuristic") and not went_exact:
+            res = price(D, duals, eta, "heuristic", max_columns=max_columns, time_limit=left, tol=tol)
+            found = list(res.columns)
+        if not found and mode != "heuristic":
+            exact_mode = table2_exact_mode(n, eta) if mode == "auto" else mode
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+            res = price(D, duals, eta, exact_mode, max_columns=max_columns, time_limit=left, tol=tol)
+            went_exact = True
+            found = list(res.columns)
+            if res.exact and res.status == "optimal" and res.min_reduced_cost is not None:
+                out.min_reduced_costs[eta] = float(res.min_reduced_cost)
+                out.exact_sizes.add(eta)
+            elif res.status == "time_limit":
+                out.timed_out = True
+        out.columns.extend(found)
+        if out.timed_out:
+            break
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+@dataclass
+class IterationLog:
+    """One pass of the loop: master solve, rounding, pricing."""
+
+    iteration: int
+    lp_value: float
+    columns_added: int
+    n_columns: int
+    best_sse: float
+    lagrangian_bound: float | None
+    pricing_exact: bool       # pricing at the master duals proved the minimum for every size
+    mispriced: bool           # smoothed duals gave no column improving the master
+    master_seconds: float
+    pricing_seconds: float
+    rounding_seconds: float
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ColumnGenerationResult:
+    """Outcome of :func:`column_generation`.
+
+    ``status``: "optimal" (the best partition is proven optimal within
+    ``gap_tol``), "converged" (master LP solved over all clusters, or the
+    Lagrangian bound reached its value within ``gap_tol``; the bound is
+    certified but the partition may not be optimal), "heuristic_converged"
+    (heuristic pricing found no more columns: no certified bound),
+    "not_certified" (an exact pricing call failed, e.g. the ILP solver gave
+    up, so the LP value is not proven; the bound is the best Lagrangian one),
+    "time_limit", "iteration_limit".  ``lower_bound`` is always certified or
+    ``None``; ``bound_source`` says where it came from ("lp" or "lagrangian").
+    """
+
+    partition: Partition
+    sse: float
+    lower_bound: float | None
+    bound_source: str | None
+    status: str
+    exact: bool
+    lp_value: float | None
+    iterations: int
+    columns: list
+    sse_mdav: float
+    sse_vmdav: float | None
+    sse_srh: float | None
+    sse_msth: float | None
+    log: list
+    seconds: dict
+    pricing: str = "auto"
+    stabilization: str | None = None
+    gap_closing: str = "not_needed"
+
+    @property
+    def gap(self) -> float | None:
+        return gap(self.sse, self.lower_bound)
+
+    def gaps(self) -> dict:
+        """Formula (15) gaps (%) of MDAV, V-MDAV, MSTH, SRH and the best solution."""
+        lb = self.lower_bound
+        return {"gap_mdav": gap(self.sse_mdav, lb), "gap_vmdav": gap(self.sse_vmdav, lb),
+                "gap_msth": gap(self.sse_msth, lb), "gap_srh": gap(self.sse_srh, lb),
+                "gap": gap(self.sse, lb)}
+
+    def summary(self) -> dict:
+        return {"lower_bound": self.lower_bound, "bound_source": self.bound_source,
+                "status": self.status, "exact": self.exact, "lp_value": self.lp_value,
+                "iterations": self.iterations, "columns": len(self.columns),
+                "sse_mdav": self.sse_mdav, "sse_vmdav": self.sse_vmdav,
+                "sse_msth": self.sse_msth, "sse_srh": self.sse_srh, **self.gaps(),
+                "pricing": self.pricing, "stabilization": self.stabilization,
+                "gap_closing": self.gap_closing,
+                **{f"time_{k}": v for k, v in self.seconds.items()}}
+
+
+def _initial_partition(initial, X, k) -> Partition:
+    if isinstance(initial, Partition):
+        p = Partition(initial.labels, X)
+    else:
+        p = Partition(np.asarray(initial), X)
+    if not p.is_feasible(k):
+        raise ParameterError(f"the initial partition has a group smaller than k = {k}")
+    return p
+
+
+def _integral_partition(master, sol, X, tol=1e-6):
+    """The partition of an integral master solution, else None."""
+    x = sol.x
+    if np.all((x < tol) | (x > 1 - tol)):
+        return Partition.from_groups([master.columns[j] for j in np.flatnonzero(x > 0.5)], X)
+    return None
+
+
+def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
+                      stabilization="wentges", alpha=0.5, lagrangian=True, gap_tol=1e-6,
+                      initial=None, max_columns=10, gamma=0.2, close_gap=True,
+                      close_gap_max_columns=200_000) -> ColumnGenerationResult:
+    """Column generation for microaggregation with rounding: seed 001 section 5.2
+    (MicroaggregationHeuristicMP) plus a certified Lagrangian stop.
+
+    Parameters
+    ----------
+    X : (n, p) standardized data.  k : minimum group size.
+    pricing : "auto" (section 5.1 PricingProblem with the Table 2 rule),
+        "heuristic" (SolveHeuristicPricing only; no certified bound),
+        "enumeration" or "ilp" (that exact routine for every size).
+    time_limit, max_iterations : stop early with the best partition and the
+        best certified bound so far (status "time_limit"/"iteration_limit").
+    stabilization : None or "wentges" (price at α·center + (1−α)·λ; on a
+        mispricing re-price at the master duals λ).  alpha : smoothing weight.
+    lagrangian : when an iteration calls exact pricing, price every size
+        exactly so the Lagrangian bound is certified, and stop when it is
+        within ``gap_tol`` (relative) of the LP value or of the best SSE.
+    initial : an extra k-feasible partition (labels or Partition) whose groups
+        seed the master, next to those of MDAV and V-MDAV (``gamma``).
+    max_columns : columns per pricing call.
+
+    Each iteration costs one warm LP solve, O(m s + n² log n) rounding for m
+    columns of size ≤ s, and the pricing (exponential in the worst case for
+    the exact routines).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.array([[0.], [1.], [2.], [10.], [11.], [12.], [20.], [21.], [23.]])
+    >>> r = column_generation(X, 3, pricing="enumeration")
+    >>> r.status, round(r.sse, 4), round(r.lower_bound, 4)
+    ('optimal', 8.6667, 8.6667)
+    """
+    from ..heuristics.mdav import mdav_groups
+    from ..heuristics.vmdav import vmdav
+
+    t_start = time.perf_counter()
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
+    n = X.shape[0]
+    k = check_k(k, n)
+    if pricing not in PRICING_MODES:
+        raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {pricing!r}")
+    if stabilization not in STABILIZATIONS:
+        raise ParameterError(f"stabilization must be one of {STABILIZATIONS}, got {stabilization!r}")
+    if not 0.0 <= alpha < 1.0:
+        raise ParameterError(f"alpha must be in [0, 1), got {alpha!r}")
+    if time_limit is not None and time_limit <= 0:
+        raise ParameterError(f"time_limit must be positive, got {time_limit!r}")
+    if max_iterations is not None and (int(max_iterations) != max_iterations or max_iterations < 1):
+        raise ParameterError(f"max_iterations must be a positive integer, got {max_iterations!r}")
+    deadline = None if time_limit is None else t_start + float(time_limit)
+    D = squared_distances(X)
+    tol = 1e-9 * max(1.0, float(D.max()))   # a column is negative below −tol
+
+    # steps 1-4: MDAV, V-MDAV, best of them, initial columns
+    master = MasterProblem(X, D)
+    groups_mdav = mdav_groups(X, k)
+    p_mdav = Partition.from_groups(groups_mdav, X)
+    master.add_columns(groups_mdav)
+    best = p_mdav
+    p_vmdav = vmdav(X, k, gamma=gamma)
+    sse_vmdav = p_vmdav.sse()
+    master.add_columns(p_vmdav.groups())
+    if sse_vmdav < best.sse():
+        best = p_vmdav
+    if initial is not None:
+        p0 = _initial_partition(initial, X, k)
+        master.add_columns(p0.groups())
+        if p0.sse() < best.sse():
+            best = p0
+    best_sse = best.sse()
+    sse_mdav = p_mdav.sse()
+
+    sse_srh = sse_msth = None
+    best_lb, bound_source = None, None
+    center = cert_duals = None
+    log: list[IterationLog] = []
+    t_master = t_pricing = t_rounding = 0.0
+    status, lp_value = None, None
+    it = 0
+
+    def close(a, b):  # a ≥ b within the relative tolerance
+        return a >= b - gap_tol * max(abs(b), 1e-12)
+
+    while True:
+        if max_iterations is not None and it >= max_iterations:
+            status = "iteration_limit"
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            status = "time_limit"
+            break
+        it += 1
+        # (a) master
+        t0 = time.perf_counter()
+        sol = master.solve(None if deadline is None else deadline - t0)
+        dt_master = time.perf_counter() - t0
+        t_master += dt_master
+        if sol is None:
+            status = "time_limit"
+            it -= 1
+            break
+        lp_value = sol.value
+        lam = sol.duals
+
+        # (b)-(c) integral master solution or rounding
+        t0 = time.perf_counter()
+        p_int = _integral_partition(master, sol, X)
+        if p_int is not None:
+            candidates = [p_int]
+        else:
+            p_srh = simple_rounding(X, master.columns, sol.x, k, weights=master.weights)
+            p_msth = rounding_mst(X, master.columns, sol.x, k, D=D)
+            s = p_srh.sse()
+            sse_srh = s if sse_srh is None else min(sse_srh, s)
+            candidates = [p_srh]
+            if p_msth is not None:
+                s = p_msth.sse()
+                sse_msth = s if sse_msth is None else min(sse_msth, s)
+                candidates.append(p_msth)
+        for p in candidates:
+            s = p.sse()
+            if s < best_sse:
+                best, best_sse = p, s
+        dt_round = time.perf_counter() - t0
+        t_rounding += dt_round
+
+        # (d) pricing, possibly at smoothed duals; a mispricing re-prices at λ
+        t0 = time.perf_counter()
+        smoothing = stabilization == "wentges" and center is not None
+        lam_p = alpha * center + (1 - alpha) * lam if smoothing else lam
+        rounds = [(lam_p, pricing_round(D, lam_p, k, pricing, complete=lagrangian,
+                                        max_columns=max_columns, tol=tol, deadline=deadline))]
+        improving = [c for c in rounds[0][1].columns if _rc(D, lam, c) < -tol]
+        mispriced = smoothing and not improving and not rounds[0][1].timed_out
+        if mispriced:
+            rounds.append((lam, pricing_round(D, lam, k, pricing, complete=lagrangian,
+                                              max_columns=max_columns, tol=tol, deadline=deadline)))
+            improving = [c for c in rounds[1][1].columns if _rc(D, lam, c) < -tol]
+        timed_out = any(r.timed_out for _, r in rounds)
+        lb_it = lb_true = None
+        for mu, r in rounds:
+            if r.complete(k):
+                lb = lagrangian_bound(mu, r.min_reduced_costs, k)
+                lb_it = lb if lb_it is None else max(lb_it, lb)
+                if mu is lam:
+                    lb_true = lb
+                if best_lb is None or lb > best_lb:
+                    best_lb, bound_source = lb, "lagrangian"
+                    cert_duals = mu
+                    if stabilization == "wentges":
+                        center = mu.copy()
+        if stabilization == "wentges" and best_lb is None:
+            center = lam_p.copy()   # nothing certified yet: smooth towards the last priced duals
+        dt_price = time.perf_counter() - t0
+        t_pricing += dt_price
+
+        added = master.add_columns([c for _, r in rounds for c in r.columns])
+        log.append(IterationLog(it, lp_value, added, len(master), best_sse, lb_it,
+                                lb_true is not None, mispriced, dt_master, dt_price, dt_round))
+
+        # (e)-(6) termination
+        if timed_out:
+            status = "time_limit"
+            break
+        if not improving or added == 0:
+            if lb_true is not None:
+                # exact pricing at the master duals found no negative column: the LP
+                # is solved over all clusters; the bound at λ is its value (up to tol)
+                if lb_true >= best_lb:
+                    best_lb, bound_source, cert_duals = lb_true, "lp", lam
+                status = "converged"
+            else:
+                status = "heuristic_converged" if pricing == "heuristic" else "not_certified"
+            break
+        if lagrangian and best_lb is not None and (close(best_lb, lp_value) or close(best_lb, best_sse)):
+            status = "converged"
+            break
+
+    # beyond the seed: close the remaining gap by enumerating every cluster whose
+    # reduced cost at the certified duals is below UB − LB and solving the integer
+    # set-partitioning problem over them (plus the best partition's groups)
+    gap_closing, t_close = "not_needed", 0.0
+    if best_lb is not None and not close(best_lb, best_sse):
+        gap_closing = "disabled" if not close_gap else "skipped"
+        if close_gap and status in ("converged", "optimal"):
+            t0 = time.perf_counter()
+            gap_closing, opt = _close_gap(D, X, k, cert_duals, best_sse - best_lb + n * tol,
+                                          best, close_gap_max_columns, deadline)
+            t_close = time.perf_counter() - t0
+            if opt is not None:
+                if opt.sse() < best_sse:
+                    best, best_sse = opt, opt.sse()
+                best_lb, bound_source = best_sse, "enumeration"
+    exact = best_lb is not None and close(best_lb, best_sse)
+    if exact and status == "converged":
+        status = "optimal"
+    total = time.perf_counter() - t_start
+    return ColumnGenerationResult(
+        partition=best, sse=best_sse, lower_bound=best_lb, bound_source=bound_source,
+        status=status, exact=exact, lp_value=lp_value, iterations=it,
+        columns=list(master.columns), sse_mdav=sse_mdav, sse_vmdav=sse_vmdav,
+        sse_srh=sse_srh, sse_msth=sse_msth, log=log,
+        seconds={"master": t_master, "pricing": t_pricing, "rounding": t_rounding,
+                 "close_gap": t_close, "total": total},
+        gap_closing=gap_closing,
+        pricing=pricing, stabilization=stabilization)
+
+
+def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
+    """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
+    at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L)
+    and solve the set-partitioning MIP over them and the groups of ``best``.
+    Returns (outcome, optimal Partition or None)."""
+    from .bounds import columns_below
+    from .master import set_partitioning_mip
+
+    n = D.shape[0]
+    columns = [g for g in best.groups()]
+    left_cap = max_columns
+    for eta in range(k, min(2 * k, n + 1)):
+        found = columns_below(D, duals, eta, threshold, max_columns=left_cap + 1)
+        if found is None or len(found) > left_cap:
+            return "too_many_columns", None
+        left_cap -= len(found)
+        columns.extend(found)
+        if deadline is not None and time.perf_counter() >= deadline:
+            return "time_limit", None
+    weights = [float(D[np.ix_(c, c)].sum()) / (2.0 * len(c)) for c in columns]
+    left = None if deadline is None else deadline - time.perf_counter()
+    status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left)
+    if status != "optimal":
+        return status, None
+    return "optimal", Partition.from_groups([columns[j] for j in chosen], X)
+
+
+def _rc(D, duals, cluster) -> float:
+    c = np.asarray(cluster, dtype=np.intp)
+    return float(D[np.ix_(c, c)].sum()) / (2.0 * c.size) - float(duals[c].sum())

@@ -1,0 +1,73 @@
+"""Pricing subproblems of the column-generation method of seed 001 (section 4.2
+and 5.1): find clusters of fixed size η with negative reduced cost
+w̄_C = Σ_{i<j∈C} D[i,j]/η − Σ_{v∈C} λ_v (formula (10)).
+
+Three modes, all behind :func:`price`:
+
+- ``"heuristic"``: SolveHeuristicPricing (greedy, disjoint columns, not exact);
+- ``"enumeration"``: implicit complete enumeration with bounds (exact);
+- ``"ilp"``: model (14) with node-to-node inequalities, Pyomo + HiGHS (exact).
+
+:func:`exact_mode` is the measured replacement of seed 001 Table 2 that says
+which exact mode is faster for given (n, η) (docs/bench/pricing.md).
+"""
+
+from __future__ import annotations
+
+from ._common import PricingResult, reduced_cost, squared_distances
+
+__all__ = ["PricingResult", "reduced_cost", "price", "exact_mode", "squared_distances",
+           "MODES", "EXACT_MODE_TABLE"]
+
+MODES = ("heuristic", "enumeration", "ilp")
+
+# Largest eta for which enumeration is the faster exact mode, per n (upper end of
+# a range of n); measured with benchmarks/bench_pricing.py, see docs/bench/pricing.md.
+EXACT_MODE_TABLE: tuple[tuple[int, int], ...] = ((200, 99),)
+
+
+def exact_mode(n: int, eta: int) -> str:
+    """Exact pricing routine to use at n records and cluster size η:
+    "enumeration" or "ilp" (the role of Table 2 in seed 001, re-measured for
+    this implementation; see docs/bench/pricing.md)."""
+    for n_max, eta_max in EXACT_MODE_TABLE:
+        if n <= n_max:
+            return "enumeration" if eta <= eta_max else "ilp"
+    return "enumeration" if eta <= EXACT_MODE_TABLE[-1][1] else "ilp"
+
+
+def price(D, duals, eta, mode, *, max_columns=10, time_limit=None, tol=1e-9,
+          forbidden=None, **options) -> PricingResult:
+    """Solve the pricing subproblem of size ``eta`` (seed 001, section 4.2).
+
+    ``D`` is the matrix of squared Euclidean distances of the standardized
+    records, ``duals`` the master's duals λ.  ``mode`` is "heuristic"
+    (SolveHeuristicPricing, several disjoint columns, ``exact=False``),
+    "enumeration" (exact, branch and bound) or "ilp" (exact, model (14) solved
+    by HiGHS through Pyomo).  Columns with reduced cost < −tol are returned,
+    best first, at most ``max_columns``; ``forbidden`` is an iterable of
+    clusters (index sequences) never to return, e.g. the master's columns,
+    and the exact minimum is taken over the other clusters.  On hitting
+    ``time_limit`` (seconds) the status is "time_limit", ``exact`` is False
+    and the columns found so far are returned.  Extra ``options`` go to the
+    mode's own function (e.g. ``triangle_cuts=True`` for "ilp").
+
+    >>> import numpy as np
+    >>> D = squared_distances(np.array([[0.], [1.], [5.], [6.]]))
+    >>> r = price(D, np.full(4, 1.0), 2, "enumeration")
+    >>> [c.tolist() for c in r.columns], r.min_reduced_cost
+    ([[0, 1], [2, 3]], -1.5)
+    """
+    kwargs = dict(max_columns=max_columns, time_limit=time_limit, tol=tol,
+                  forbidden=forbidden, **options)
+    if mode == "heuristic":
+        from .heuristic import heuristic_pricing
+        return heuristic_pricing(D, duals, eta, **kwargs)
+    if mode == "enumeration":
+        from .enumeration import enumeration_pricing
+        return enumeration_pricing(D, duals, eta, **kwargs)
+    if mode == "ilp":
+        from .ilp import ilp_pricing
+        return ilp_pricing(D, duals, eta, **kwargs)
+    from ...errors import ParameterError
+    raise ParameterError(f"unknown pricing mode {mode!r}; expected one of {MODES}")

@@ -1,0 +1,112 @@
+"""``mipagg experiment``, ``mipagg report`` and ``mipagg plot``.
+
+:func:`add_subcommands` adds the three parsers to the ``mipagg`` command.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["add_subcommands"]
+
+
+def add_subcommands(sub) -> None:
+    """Add the experiment, report and plot subcommands to ``sub`` (argparse subparsers)."""
+    from .plots import PLOTS
+    from .report import TABLES
+
+    exp = sub.add_parser("experiment", help="run (or resume) an experiment grid (TOML file)")
+    exp.add_argument("grid", help="grid file (TOML); see docs/experiments.md")
+    where = exp.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=int, help="local worker processes (default: all cores; "
+                       "1 = run in this process)")
+    where.add_argument("--scheduler", help="Dask scheduler address, or 'local' to start a "
+                       "LocalCluster with --jobs workers")
+    exp.add_argument("--db", help="SQLite results file (default: GRID name + .sqlite)")
+    exp.add_argument("--data", help="directory of the grid's CSV files (overrides data_dir)")
+    exp.add_argument("--retry", action="append", choices=["failed", "timeout"], default=[],
+                     help="run stored failed/timeout runs again (repeatable)")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar")
+    exp.set_defaults(func=_cmd_experiment)
+
+    rep = sub.add_parser("report", help="print a table from a results file")
+    rep.add_argument("db", help="SQLite results file")
+    rep.add_argument("--table", required=True, choices=[*TABLES, "runs"],
+                     help="gaps (seed 001 T3-4), il-stats ((HM)2-Micro), il-by-k, optimality "
+                     "(seed 004 T6-7), correlation (path length vs SSE), runs (every run, CSV)")
+    rep.add_argument("--format", default="md", choices=["md", "latex", "csv"])
+    rep.add_argument("--dataset", help="data set (il-stats)")
+    rep.add_argument("--method", help="column generation method name (gaps; default cg)")
+    rep.add_argument("--reference", help="label of the optimal reference (optimality; "
+                     "default opt)")
+    rep.add_argument("--by", choices=["k", "p", "n"], help="rows of the optimality tables")
+    rep.add_argument("-k", type=int, help="only this k (optimality)")
+    rep.add_argument("--output", help="write to this file instead of standard output")
+    rep.set_defaults(func=_cmd_report)
+
+    plot = sub.add_parser("plot", help="draw a figure from a results file")
+    plot.add_argument("db", help="SQLite results file")
+    plot.add_argument("--kind", required=True, choices=list(PLOTS),
+                      help="box (IL per method and k), tradeoff (IL vs time), path-sse")
+    plot.add_argument("--out", required=True, help="output file (.png, .pdf, .svg)")
+    plot.add_argument("--dataset", help="data set (default: the first one)")
+    plot.set_defaults(func=_cmd_plot)
+
+
+def _open_store(path: str):
+    from ..errors import DataError
+    from .store import ResultStore
+
+    if not Path(path).is_file():
+        raise DataError(f"no such results file: {path}")
+    return ResultStore(path)
+
+
+def _cmd_experiment(args) -> int:
+    from .grid import load_grid
+    from .runner import run_grid
+
+    grid = load_grid(args.grid, data_dir=args.data)
+    db = args.db or str(Path(args.grid).with_suffix(".sqlite").name)
+    out = run_grid(grid, db, jobs=args.jobs, scheduler=args.scheduler,
+                   progress=not args.quiet, retry=tuple(args.retry))
+    print(f"{grid.name}: {out.line()} -> {db}")
+    if out.interrupted:
+        print("interrupted: run the same command again to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _cmd_report(args) -> int:
+    from .report import render
+
+    with _open_store(args.db) as store:
+        df = store.to_dataframe()
+    if args.table == "runs":
+        _emit(df.to_csv(index=False), args.output)
+        return 0
+    options = {"gaps": {"method": args.method},
+               "il-stats": {"dataset": args.dataset},
+               "optimality": {"reference": args.reference, "by": args.by, "k": args.k},
+               }.get(args.table, {})
+    _emit(render(df, args.table, args.format, **options), args.output)
+    return 0
+
+
+def _cmd_plot(args) -> int:
+    from .plots import PLOTS
+
+    with _open_store(args.db) as store:
+        df = store.to_dataframe()
+    path = PLOTS[args.kind](df, args.out, dataset=args.dataset)
+    print(f"wrote {path}")
+    return 0

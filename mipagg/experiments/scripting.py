@@ -1,0 +1,91 @@
+"""Shared command line of the paper-style scripts in ``scripts/``.
+
+A script declares its grid(s) and its reports and calls :func:`script_main`,
+which parses ``DATA_DIR [--quick] [--jobs N | --scheduler ADDR] [--db FILE]
+[--out DIR]``, runs the grids resumably and writes every table as Markdown,
+LaTeX and CSV (``OUT/NAME[-quick].{md,tex,csv}``) plus the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .. import __version__
+from .report import Table
+from .runner import run_grid
+from .store import ResultStore
+
+__all__ = ["script_main", "default_data_dir"]
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def default_data_dir() -> Path | None:
+    """``../shared/data`` relative to the repository, when it exists."""
+    d = REPO.parent / "shared" / "data"
+    return d if d.is_dir() else None
+
+
+def _parser(name: str, description: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=name, description=description)
+    default = default_data_dir()
+    ap.add_argument("data_dir", nargs="?", default=default, type=Path,
+                    help=f"directory of census.csv / tarragona.csv (default: {default})")
+    ap.add_argument("--quick", action="store_true", help="a small slice (about a minute)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    where.add_argument("--scheduler", help="Dask scheduler address, or 'local'")
+    ap.add_argument("--db", type=Path, help="SQLite results file (default: OUT/NAME.sqlite)")
+    ap.add_argument("--out", type=Path, default=REPO / "docs" / "results",
+                    help="directory of the tables and figures (default: docs/results)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    return ap
+
+
+def script_main(name: str, description: str, build: Callable, report: Callable,
+                argv=None, needs_data: bool = True) -> int:
+    """Run a paper-style script.
+
+    ``build(data_dir, quick) -> list[Grid]``; ``report(df, out_dir, stem) ->
+    list[Table]`` (it may also draw figures into ``out_dir``).
+    """
+    args = _parser(name, description).parse_args(argv)
+    if needs_data and (args.data_dir is None or not Path(args.data_dir).is_dir()):
+        print(f"{name}: data directory not found ({args.data_dir}); give it as the first "
+              "argument", file=sys.stderr)
+        return 2
+    stem = name + ("-quick" if args.quick else "")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    db = args.db or out / f"{stem}.sqlite"
+    started = datetime.now(timezone.utc)
+    with ResultStore(db) as store:
+        for grid in build(Path(args.data_dir) if args.data_dir else None, args.quick):
+            outcome = run_grid(grid, store, jobs=args.jobs, scheduler=args.scheduler,
+                               progress=not args.quiet)
+            print(f"{grid.name}: {outcome.line()}", file=sys.stderr)
+            if outcome.interrupted:
+                print("interrupted: run the same command again to resume", file=sys.stderr)
+                return 130
+        df = store.to_dataframe()
+    tables = report(df, out, stem)
+    _write_tables(tables, out, stem, name, args, started, db)
+    print(f"{name}: wrote {out / stem}.md/.tex/.csv ({len(tables)} tables), results in {db}",
+          file=sys.stderr)
+    return 0
+
+
+def _write_tables(tables: list[Table], out: Path, stem: str, name: str, args, started,
+                  db) -> None:
+    argv = " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith(".py") else ""
+    header = (f"<!-- made by scripts/{name}.py {argv} on {started:%Y-%m-%d %H:%M} UTC; "
+              f"mipagg {__version__}, Python {platform.python_version()}, "
+              f"{platform.machine()}; results in {Path(db).name} -->\n\n")
+    (out / f"{stem}.md").write_text(header + "\n".join(t.to_markdown() for t in tables))
+    (out / f"{stem}.tex").write_text("\n".join(t.to_latex() for t in tables))
+    (out / f"{stem}.csv").write_text("\n".join(f"# {t.title}\n{t.to_csv()}" for t in tables))

@@ -1,0 +1,265 @@
+"""Tour construction heuristics: nearest neighbour and the insertion family.
+
+These are the construction heuristics compared in seed 002 (Maya-López et
+al. 2020, "(HM)²-Micro", section 5.2 and Table 1) and described in seed 003
+(Maya-López thesis, section 2.x "TSP heuristics", list before Figure 2.5):
+nearest neighbour, repetitive nearest neighbour, and nearest / farthest /
+cheapest / arbitrary insertion (Rosenkrantz, Stearns & Lewis 1977), as
+implemented in the R package TSP (Hahsler & Hornik) the seeds used.  Every
+heuristic starts from a random record drawn from ``seed`` (except repetitive
+NN, which tries every start) and works on the full Euclidean distance matrix:
+O(n²) time (O(n²) expected for cheapest insertion; O(n² log n) for the
+neighbour sorting plus the n scans of repetitive NN) and O(n²) memory.
+
+Ties are broken towards the lowest record index, so duplicate rows are legal
+and every result is a deterministic function of ``(X, seed)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._common import as_points, distance_matrix
+
+__all__ = [
+    "nearest_neighbor_tour", "repetitive_nn_tour", "insertion_tour",
+    "INSERTION_RULES",
+]
+
+INSERTION_RULES = ("nearest", "farthest", "cheapest", "arbitrary")
+
+
+# --------------------------------------------------------------------------
+# nearest neighbour
+# --------------------------------------------------------------------------
+@njit(cache=True)
+def _nn_kernel(D, start):
+    n = D.shape[0]
+    tour = np.empty(n, dtype=np.int64)
+    visited = np.zeros(n, dtype=np.bool_)
+    cur = start
+    tour[0] = cur
+    visited[cur] = True
+    for step in range(1, n):
+        best = -1
+        bestd = np.inf
+        row = D[cur]
+        for j in range(n):
+            if not visited[j] and row[j] < bestd:
+                bestd = row[j]
+                best = j
+        tour[step] = best
+        visited[best] = True
+        cur = best
+    return tour
+
+
+@njit(cache=True)
+def _rnn_kernel(D, S):
+    """Best nearest-neighbour tour over all starts; S[i] = records sorted by
+    distance from i (stable, so ties go to the lowest index).  A start is
+    abandoned as soon as its partial length reaches the best full length."""
+    n = D.shape[0]
+    best_len = np.inf
+    best_start = 0
+    visited = np.zeros(n, dtype=np.bool_)
+    for start in range(n):
+        visited[:] = False
+        cur = start
+        visited[cur] = True
+        length = 0.0
+        done = True
+        for step in range(1, n):
+            row = S[cur]
+            q = 0
+            while visited[row[q]]:
+                q += 1
+            nxt = row[q]
+            length += D[cur, nxt]
+            visited[nxt] = True
+            cur = nxt
+            if length >= best_len:
+                done = False
+                break
+        if done:
+            length += D[cur, start]
+            if length < best_len:
+                best_len = length
+                best_start = start
+    return best_start
+
+
+def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
+    """Nearest-neighbour tour (seed 002 §5.2; seed 003 §2 "Nearest Neighbour").
+
+    Start at a random record (drawn from ``seed``) or at ``start``, then
+    repeatedly move to the nearest unvisited record.  O(n²).
+
+    >>> nearest_neighbor_tour([[0.0], [5.0], [1.0], [2.0]], start=0).tolist()
+    [0, 2, 3, 1]
+    """
+    A = as_points(X)
+    n = A.shape[0]
+    if start is None:
+        start = int(np.random.default_rng(seed).integers(n))
+    if not 0 <= int(start) < n:
+        from ..errors import ParameterError
+
+        raise ParameterError(f"start must be in range({n}), got {start}")
+    return _nn_kernel(distance_matrix(A), int(start))
+
+
+def repetitive_nn_tour(X) -> np.ndarray:
+    """Repetitive nearest neighbour (seed 002 §5.2; seed 003 §2): the shortest
+    of the n nearest-neighbour tours, one from every start.
+
+    Deterministic (ties → lowest start index).  O(n² log n) to sort the
+    neighbour lists, then n scans that stop early once they cannot win.
+
+    >>> repetitive_nn_tour([[0.0], [5.0], [1.0], [2.0]]).tolist()
+    [0, 2, 3, 1]
+    """
+    A = as_points(X)
+    D = distance_matrix(A)
+    S = np.argsort(D, axis=1, kind="stable").astype(np.int64)
+    return _nn_kernel(D, _rnn_kernel(D, S))
+
+
+# --------------------------------------------------------------------------
+# insertion family
+# --------------------------------------------------------------------------
+@njit(cache=True)
+def _cheapest_position(D, nxt, start, c):
+    """Edge (a, nxt[a]) of the current tour where inserting c costs least."""
+    best_a = start
+    best = np.inf
+    a = start
+    while True:
+        b = nxt[a]
+        cost = D[a, c] + D[c, b] - D[a, b]
+        if cost < best:
+            best = cost
+            best_a = a
+        a = b
+        if a == start:
+            break
+    return best_a, best
+
+
+@njit(cache=True)
+def _walk(nxt, start):
+    n = nxt.shape[0]
+    tour = np.empty(n, dtype=np.int64)
+    a = start
+    for i in range(n):
+        tour[i] = a
+        a = nxt[a]
+    return tour
+
+
+@njit(cache=True)
+def _select_insert_kernel(D, start, rule, order):
+    """Nearest (rule 0), farthest (1) or arbitrary (2, records taken in
+    ``order``) insertion: choose a record, insert it at its cheapest edge."""
+    n = D.shape[0]
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[start] = start
+    in_tour = np.zeros(n, dtype=np.bool_)
+    in_tour[start] = True
+    mind = D[start].copy()      # distance of each record to the partial tour
+    for step in range(1, n):
+        if rule == 2:
+            c = order[step - 1]
+        else:
+            c = -1
+            for j in range(n):
+                if in_tour[j]:
+                    continue
+                if c < 0 or (rule == 0 and mind[j] < mind[c]) or (rule == 1 and mind[j] > mind[c]):
+                    c = j
+        a, _ = _cheapest_position(D, nxt, start, c)
+        nxt[c] = nxt[a]
+        nxt[a] = c
+        in_tour[c] = True
+        if rule != 2:
+            for j in range(n):
+                if D[c, j] < mind[j]:
+                    mind[j] = D[c, j]
+    return _walk(nxt, start)
+
+
+@njit(cache=True)
+def _cheapest_insert_kernel(D, start):
+    """Cheapest insertion: the (record, edge) pair of least added length.
+
+    Each outside record keeps its best edge; after an insertion of c into
+    (a, b) only the two new edges are tried, except for records whose best
+    edge was (a, b), which are rescanned — O(n²) expected."""
+    n = D.shape[0]
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[start] = start
+    in_tour = np.zeros(n, dtype=np.bool_)
+    in_tour[start] = True
+    best_a = np.full(n, start, dtype=np.int64)
+    best_cost = 2.0 * D[start]
+    for step in range(1, n):
+        c = -1
+        for j in range(n):
+            if not in_tour[j] and (c < 0 or best_cost[j] < best_cost[c]):
+                c = j
+        a = best_a[c]
+        b = nxt[a]
+        nxt[c] = b
+        nxt[a] = c
+        in_tour[c] = True
+        for u in range(n):
+            if in_tour[u]:
+                continue
+            if best_a[u] == a:
+                best_a[u], best_cost[u] = _cheapest_position(D, nxt, start, u)
+            else:
+                cost1 = D[a, u] + D[u, c] - D[a, c]
+                cost2 = D[c, u] + D[u, b] - D[c, b]
+                if cost1 < best_cost[u]:
+                    best_cost[u] = cost1
+                    best_a[u] = a
+                if cost2 < best_cost[u]:
+                    best_cost[u] = cost2
+                    best_a[u] = c
+    return _walk(nxt, start)
+
+
+def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
+    """Insertion heuristics of Rosenkrantz, Stearns & Lewis (1977) as compared
+    in seed 002 §5.2 (Table 1) and seed 003 §2 ("Insertion Algorithms").
+
+    Start from one random record (from ``seed``, or ``start``); at each step
+    pick an outside record and insert it where it lengthens the tour least.
+    ``rule`` picks the record: ``"nearest"`` (closest to the tour),
+    ``"farthest"`` (farthest from the tour), ``"cheapest"`` (least insertion
+    cost over all records and edges), ``"arbitrary"`` (random order from
+    ``seed``).  O(n²) time (cheapest: O(n²) expected).
+
+    >>> insertion_tour([[0.0], [5.0], [1.0], [2.0]], "farthest", start=0).tolist()
+    [0, 2, 3, 1]
+    """
+    from ..errors import ParameterError
+
+    if rule not in INSERTION_RULES:
+        raise ParameterError(f"unknown insertion rule {rule!r}; choose one of {INSERTION_RULES}")
+    A = as_points(X)
+    n = A.shape[0]
+    rng = np.random.default_rng(seed)
+    if start is None:
+        start = int(rng.integers(n))
+    if not 0 <= int(start) < n:
+        raise ParameterError(f"start must be in range({n}), got {start}")
+    start = int(start)
+    D = distance_matrix(A)
+    if rule == "cheapest":
+        return _cheapest_insert_kernel(D, start)
+    others = np.delete(np.arange(n, dtype=np.int64), start)
+    order = rng.permutation(others) if rule == "arbitrary" else others
+    code = {"nearest": 0, "farthest": 1, "arbitrary": 2}[rule]
+    return _select_insert_kernel(D, start, code, order)

@@ -1,0 +1,148 @@
+"""Path + MHM methods built on tours: (HM)²-Micro, MDAV-LK-MHM and the
+compression method Cc-C-MHM.
+
+Each builds a Hamiltonian path over the records and hands it to MHM (seed 004
+§4.1), which returns the best k-partition compatible with that order.  Every
+method can be repeated with independent seeds; the result then carries the
+mean/σ/min/max information loss of the runs, as in seed 003 Tables 4.2-4.4,
+and the best run's partition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..univariate import check_k
+from ._common import PathMicroResult, mdav_path, run_repeats
+
+__all__ = ["hm2_micro", "mdav_lk_mhm", "compression_path", "compress"]
+
+
+def _check_tour(tour: str) -> str:
+    from ..tsp import TOUR_METHODS
+
+    if tour not in TOUR_METHODS:
+        raise ParameterError(f"unknown tour method {tour!r}; available: {', '.join(TOUR_METHODS)}")
+    return tour
+
+
+def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
+              repeats: int = 1) -> PathMicroResult:
+    """(HM)²-Micro (seed 002 §4, Algorithm 1; seed 003 chapter 4): a
+    Hamiltonian path by the TSP heuristic ``tour`` with the dummy node
+    (:func:`mipagg.tsp.hamiltonian_path`: LKH on the dummy-augmented matrix for
+    ``"lkh"``, the longest-edge cut of the tour otherwise), then MHM.  ``repeats`` runs with independent seeds (the random start node of
+    the heuristics, seed 002 §5.2); the best partition is returned and the
+    summary carries ``il_mean/il_std/il_min/il_max`` over the runs.
+
+    Cost per run: the tour (O(n²) for the constructions, more for ``lkh``)
+    plus O(k·n·p) for MHM.
+
+    >>> import numpy as np
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
+    >>> hm2_micro(X, 3, tour="nn", seed=0).partition.sizes.tolist()
+    [3, 3]
+    """
+    X = np.asarray(X, dtype=float)
+    tour = _check_tour(tour)
+    check_k(k, X.shape[0])
+    from ..tsp import hamiltonian_path, path_length
+
+    def make(s):
+        order = np.asarray(hamiltonian_path(X, tour, seed=s), dtype=np.int64)
+        return order, path_length(X, order)
+
+    return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour)
+
+
+def mdav_lk_mhm(X: np.ndarray, k: int, *, seed=None, repeats: int = 1) -> PathMicroResult:
+    """MDAV-LK-MHM (Heaton & Mukherjee, as seed 002 §5.2 and seed 003 §4.3
+    describe it): the MDAV path (seed 004 §4.2.3 steps 6-7) is improved as a
+    tour by local search and cut into a path, then MHM.
+
+    The seeds use Lin–Kernighan started from the MDAV path.  LKH (elkai)
+    cannot be started from a given tour, so the improvement here is
+    ``mipagg.tsp.improve_tour`` (2-opt + Or-opt with neighbour lists) started
+    from the MDAV path, which is what "LK" means in this implementation.
+    """
+    from ..tsp import improve_tour, path_length, tour_to_path
+
+    X = np.asarray(X, dtype=float)
+    k = check_k(k, X.shape[0])
+    start = mdav_path(X, k)
+
+    def make(s):
+        if X.shape[0] < 4:
+            order = start
+        else:
+            order = np.asarray(tour_to_path(X, improve_tour(X, start, seed=s)), dtype=np.int64)
+        return order, path_length(X, order)
+
+    return run_repeats(X, k, make, seed=seed, repeats=repeats, tour="mdav+2opt/oropt",
+                       extra={"mdav_path_length": path_length(X, start)})
+
+
+def _check_c(c, n: int) -> int:
+    if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1:
+        raise ParameterError(f"compression ratio c must be a positive integer, got {c!r}")
+    if c > n:
+        raise ParameterError(f"compression ratio c = {c} exceeds the number of records n = {n}")
+    return int(c)
+
+
+def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None):
+    """Phases 1-3 of Compress-TSP-MHM (seed 003 Algorithm 3): a c-partition by
+    MDAV, a Hamiltonian path over its centroids, and decompression into a path
+    over all records, each cluster's records ordered by increasing distance to
+    the dataset centroid (Algorithm 3 line 8; ties by row index).
+
+    Returns ``(order, compressed_path_length)``.  ``c = 1`` means no
+    compression (the path over the records themselves, i.e. C-MHM).
+    """
+    from ..heuristics.mdav import mdav_groups
+    from ..tsp import hamiltonian_path, path_length
+
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    c = _check_c(c, n)
+    groups = [np.array([i]) for i in range(n)] if c == 1 else mdav_groups(X, int(c))
+    cents = np.array([X[g].mean(axis=0) for g in groups])
+    hp = np.asarray(hamiltonian_path(cents, tour, seed=seed), dtype=np.int64)
+    d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
+    order = np.concatenate([np.sort(groups[g])[np.argsort(d[np.sort(groups[g])], kind="stable")]
+                            for g in hp])
+    return order, path_length(cents, hp)
+
+
+def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
+             repeats: int = 1) -> PathMicroResult:
+    """Cc-C-MHM, compression for efficient TSP-based microaggregation (seed 003
+    chapter 5, Algorithm 3): MDAV c-partition, tour over the ~n/c centroids,
+    decompression, MHM.  The tour costs that of ``n/c`` points instead of n.
+
+    ``summary()`` has ``path_length`` of the decompressed path over all
+    records (the "Path Length" column of seed 003 Tables 5.2-5.4) and
+    ``compressed_path_length`` over the centroids.
+
+    >>> import numpy as np
+    >>> X = np.vstack([np.zeros((4, 2)), np.full((4, 2), 5.0)]) + np.arange(8)[:, None] / 100
+    >>> compress(X, 4, c=2, tour="nn", seed=0).partition.sizes.tolist()
+    [4, 4]
+    """
+    from ..tsp import path_length
+
+    X = np.asarray(X, dtype=float)
+    tour = _check_tour(tour)
+    k = check_k(k, X.shape[0])
+    c = _check_c(c, X.shape[0])
+    comp_lengths = []
+
+    def make(s):
+        order, clen = compression_path(X, c, tour, seed=s)
+        comp_lengths.append(clen)
+        return order, path_length(X, order)
+
+    res = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour, extra={"c": c})
+    res.extra["compressed_path_length"] = float(np.mean(comp_lengths))
+    return res

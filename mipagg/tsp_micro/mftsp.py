@@ -1,0 +1,185 @@
+"""MF-TSP: multivariate fixed-size microaggregation from a neighbourhood
+matrix of Hamiltonian paths (seed 000 §II.E and Algorithm 1; seed 003
+chapter 3, Algorithm 1).
+
+Choices where the pseudocode is ambiguous (all tested in
+``tests/test_tsp_micro.py``):
+
+* **Paths.**  One Hamiltonian path per start record i (seed 000 §II.C:
+  "Compute_TSP_Starting_In(d_i)").  For the construction heuristics
+  (``nn``, ``nearest``, ``farthest``, ``cheapest``, ``arbitrary``) the path is
+  the heuristic's tour started at i and read from i (the closing edge is the
+  free return to the start, the zero-column trick of seed 000 §II.C).  For the
+  other tour methods (``2opt``, ``oropt``, ``lkh``, ...), whose start cannot
+  be fixed, ``n_paths`` tours with independent seeds are cut at the dummy
+  node instead.
+* **Neighbourhood matrix.**  ``N[i, j]`` counts the paths on which i and j lie
+  at most k−1 positions apart (seed 000 §II.E and its symmetric Table V,
+  whose entries never exceed the number of paths).  Seed 003's 9-patient
+  example counts direct successors only (k−1 = 1 positions, directed); that
+  variant is ``window=1``.
+* **Group building** (Algorithm 1 lines 11-24).  While more than 2k−1
+  records are unassigned: the pair (i, j) with the largest count starts a
+  group; k−2 times, the largest entry of row i or of column j among the
+  unassigned records adds its record (the row wins only when strictly
+  larger, as in line 17).  Ties — and all-zero counts — are broken by the
+  shorter Euclidean distance, then by the lowest index.
+* **Remaining records** (line 25; seed 000 end of §II.E).  Between k and 2k−1
+  left: they form one group.  Fewer than k: each joins the group with the
+  closest centroid (centroids of the groups as built), so groups stay below
+  2k.  Seed 000's running example (Tables VI-VII) shows a third group built
+  from 5 remaining records, which contradicts its own line 11; we follow the
+  pseudocode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError, ParameterError
+from ..partition import Partition
+from ..univariate import check_k
+from ._common import child_seeds
+
+__all__ = ["START_HEURISTICS", "start_paths", "neighbourhood_matrix", "mf_tsp_groups",
+           "mf_tsp", "MFTSPResult"]
+
+START_HEURISTICS = ("nn", "nearest", "farthest", "cheapest", "arbitrary")
+
+
+def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> np.ndarray:
+    """Matrix of Hamiltonian paths, one per row (seed 003 Algorithm 1 lines
+    3-5).  For the construction heuristics row i starts at record i (all n
+    starts, ``n_paths`` ignored); otherwise ``n_paths`` (default n) tours with
+    independent seeds cut at the dummy node.  O(n³) for the constructions."""
+    from ..tsp import TOUR_METHODS
+
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if tour not in TOUR_METHODS:
+        raise ParameterError(f"unknown tour method {tour!r}; available: {', '.join(TOUR_METHODS)}")
+    if n < 4:
+        return np.array([np.r_[i, np.delete(np.arange(n), i)] for i in range(n)])
+    if tour in START_HEURISTICS:
+        from ..tsp.construction import insertion_tour, nearest_neighbor_tour
+
+        if tour == "nn":
+            return np.array([nearest_neighbor_tour(X, start=i) for i in range(n)])
+        return np.array([insertion_tour(X, tour, start=i) for i in range(n)])
+    from ..tsp import hamiltonian_path
+
+    m = n if n_paths is None else int(n_paths)
+    if m < 1:
+        raise ParameterError(f"n_paths must be positive, got {n_paths!r}")
+    return np.array([hamiltonian_path(X, tour, seed=s) for s in child_seeds(seed, m)])
+
+
+def neighbourhood_matrix(paths: np.ndarray, window: int) -> np.ndarray:
+    """``N[i, j]`` = number of paths (rows of ``paths``) on which records i and
+    j are at most ``window`` positions apart (seed 000 §II.E, Table V with
+    window = k−1).  Symmetric, zero diagonal.  O(m·n·window) for m paths."""
+    paths = np.asarray(paths, dtype=np.int64)
+    n = paths.shape[1]
+    N = np.zeros((n, n), dtype=np.int64)
+    for d in range(1, min(int(window), n - 1) + 1):
+        a, b = paths[:, :-d].ravel(), paths[:, d:].ravel()
+        np.add.at(N, (a, b), 1)
+        np.add.at(N, (b, a), 1)
+    return N
+
+
+def _best(counts: np.ndarray, dists: np.ndarray) -> int:
+    """Position of the largest count; ties → shortest distance → lowest index."""
+    top = np.flatnonzero(counts == counts.max())
+    return int(top[np.argmin(dists[top])])
+
+
+def mf_tsp_groups(N: np.ndarray, X: np.ndarray, k: int) -> list[np.ndarray]:
+    """Greedy group building of MF-TSP from a neighbourhood matrix ``N``
+    (seed 003 Algorithm 1 lines 11-25; choices in the module docstring).
+    Returns the groups in formation order, each listed in insertion order.
+    O(n³/k) from rescanning the unassigned block of N for each group."""
+    X = np.asarray(X, dtype=float)
+    N = np.asarray(N)
+    n = X.shape[0]
+    k = check_k(k, n)
+    if N.shape != (n, n):
+        raise DataError(f"neighbourhood matrix has shape {N.shape}, expected {(n, n)}")
+    from scipy.spatial.distance import cdist
+
+    D = cdist(X, X)
+    free = np.ones(n, dtype=bool)
+    groups = []
+    while free.sum() > 2 * k - 1:
+        rows = np.flatnonzero(free)
+        sub = N[np.ix_(rows, rows)].astype(float)
+        np.fill_diagonal(sub, -1.0)
+        top = np.argwhere(sub == sub.max())
+        pick = top[np.argmin(D[rows[top[:, 0]], rows[top[:, 1]]])]
+        i, j = int(rows[pick[0]]), int(rows[pick[1]])
+        group = [i, j]
+        free[[i, j]] = False
+        for _ in range(k - 2):
+            cand = np.flatnonzero(free)
+            r = _best(N[i, cand], D[i, cand])
+            c = _best(N[cand, j], D[cand, j])
+            row_key = (N[i, cand[r]], -D[i, cand[r]])
+            col_key = (N[cand[c], j], -D[cand[c], j])
+            x = int(cand[r] if row_key > col_key else cand[c])
+            group.append(x)
+            free[x] = False
+        groups.append(np.array(group))
+    rest = np.flatnonzero(free)
+    if rest.size >= k or not groups:
+        groups.append(rest)
+    elif rest.size:
+        cents = np.array([X[g].mean(axis=0) for g in groups])
+        home = np.argmin(((X[rest][:, None, :] - cents[None]) ** 2).sum(axis=2), axis=1)
+        for g in np.unique(home):
+            groups[g] = np.concatenate((groups[g], rest[home == g]))
+    return groups
+
+
+@dataclass
+class MFTSPResult:
+    partition: Partition
+    paths: np.ndarray
+    neighbourhood: np.ndarray
+    tour: str
+    window: int
+
+    def summary(self) -> dict:
+        from ..tsp import path_length
+
+        X = self.partition.X
+        lengths = [path_length(X, p) for p in self.paths]
+        return {"tour": self.tour, "paths": int(len(self.paths)), "window": self.window,
+                "path_length": float(min(lengths)), "path_length_mean": float(np.mean(lengths))}
+
+
+def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
+           window=None) -> MFTSPResult:
+    """MF-TSP (seed 000 Algorithm 1; seed 003 chapter 3): Hamiltonian paths
+    from every start, the neighbourhood matrix counting how often two records
+    lie within ``window`` (default k−1) positions on a path, greedy groups of
+    k from its maxima, the rest to the closest group.  Fixed-size: groups of
+    k, except at most one of k..2k−1 or a few enlarged by the leftovers.
+
+    O(n³) for the n construction paths plus O(n³/k) for the grouping.
+
+    >>> import numpy as np
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.], [4., 4.]])
+    >>> sorted(mf_tsp(X, 3).partition.sizes.tolist())
+    [3, 4]
+    """
+    X = np.asarray(X, dtype=float)
+    k = check_k(k, X.shape[0])
+    w = k - 1 if window is None else int(window)
+    if w < 1:
+        raise ParameterError(f"window must be at least 1, got {window!r}")
+    paths = start_paths(X, tour, seed=seed, n_paths=n_paths)
+    N = neighbourhood_matrix(paths, w)
+    part = Partition.from_groups(mf_tsp_groups(N, X, k), X)
+    return MFTSPResult(part, paths, N, tour, w)

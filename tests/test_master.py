@@ -1,0 +1,87 @@
+"""Restricted master LP (9) of seed 001: warm re-solves, duals, weights."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from scipy.spatial.distance import cdist
+
+from mipagg.errors import DataError, SolverError
+from mipagg.exact.master import MasterProblem, cluster_weight, squared_distances
+from mipagg.partition import group_sse
+
+
+def _random_columns(rng, n, k, m):
+    sizes = rng.integers(k, 2 * k, size=m)
+    return [np.sort(rng.choice(n, size=s, replace=False)) for s in sizes]
+
+
+def _linprog_value(n, columns, weights):
+    A = np.zeros((n, len(columns)))
+    for j, c in enumerate(columns):
+        A[c, j] = 1.0
+    res = linprog(weights, A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs-ipm")
+    assert res.status == 0
+    return res.fun
+
+
+def test_squared_distances_and_weights():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    D = squared_distances(X)
+    np.testing.assert_allclose(D, cdist(X, X, "sqeuclidean"), atol=1e-12)
+    for c in _random_columns(rng, 12, 3, 20):
+        assert cluster_weight(D, c) == pytest.approx(group_sse(X, c), rel=1e-12)
+
+
+def test_warm_resolve_matches_fresh_lp_and_duals_certify():
+    rng = np.random.default_rng(1)
+    n, k = 15, 3
+    X = rng.normal(size=(n, 2))
+    mp = MasterProblem(X)
+    # a partition keeps the master feasible
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, 15, 3)])
+    batches = [_random_columns(rng, n, k, 25) for _ in range(4)]
+    for batch in batches:
+        mp.add_columns(batch)
+        sol = mp.solve()
+        # independent solver on the same columns
+        assert sol.value == pytest.approx(_linprog_value(n, mp.columns, mp.weights), rel=1e-8)
+        rc = mp.reduced_costs(sol.duals)
+        assert rc.min() >= -1e-7                                   # dual feasible
+        assert sol.duals.sum() == pytest.approx(sol.value, rel=1e-8)  # strong duality
+        assert np.all(np.abs(rc[sol.x > 1e-7]) < 1e-7)             # complementary slackness
+        cover = np.zeros(n)
+        for c, xc in zip(mp.columns, sol.x):
+            cover[c] += xc
+        np.testing.assert_allclose(cover, 1.0, atol=1e-8)
+
+
+def test_duplicate_columns_are_ignored_and_bad_columns_refused():
+    X = np.arange(6.0)[:, None]
+    mp = MasterProblem(X)
+    assert mp.add_columns([[0, 1, 2], [3, 4, 5]]) == 2
+    assert mp.add_columns([[2, 1, 0], [3, 4, 5], [1, 2, 3]]) == 1
+    assert len(mp) == 3 and mp.has([3, 2, 1])
+    with pytest.raises(DataError):
+        mp.add_columns([[4, 5, 6]])
+    with pytest.raises(SolverError):
+        MasterProblem(X).solve()
+
+
+def test_better_column_enters_the_basis():
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
+    mp = MasterProblem(X)
+    mp.add_columns([[0, 1, 2, 3, 4, 5]])
+    v0 = mp.solve().value
+    mp.add_columns([[0, 1, 2, 3], [4, 5]])
+    sol = mp.solve()
+    assert sol.value < v0
+    assert sol.value == pytest.approx(5.0 + 0.5)
+    np.testing.assert_allclose(sol.x, [0.0, 1.0, 1.0], atol=1e-9)
+
+
+def test_infeasible_master_raises():
+    mp = MasterProblem(np.arange(4.0)[:, None])
+    mp.add_columns([[0, 1], [1, 2, 3]])   # record 0 and 1 cannot both be covered once
+    with pytest.raises(SolverError):
+        mp.solve()
