@@ -87,3 +87,13 @@ def test_npn_mhm_beats_fixed_size_on_clustered_data():
     inst = simc(seed=3)
     assert npn_mhm(inst.X, 3).il() < 0.9 * mdav(inst.X, 3).il()
     assert md_mhm(inst.X, 3).il() <= Partition.from_groups(md_groups(inst.X, 3), inst.X).il()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 60), start=st.integers(0, 59))
+def test_compiled_npn_equals_reference(seed, n, start):
+    from mipagg.heuristics.paths import npn_order_reference
+
+    X = np.random.default_rng(seed).integers(-2, 3, size=(n, 3)).astype(float)  # many ties
+    assert np.array_equal(npn_order(X), npn_order_reference(X))
+    assert np.array_equal(npn_order(X, start=start % n), npn_order_reference(X, start=start % n))

@@ -99,6 +99,34 @@ def test_exact_result_certificate():
     assert r2.proven_optimal and r2.length == pytest.approx(r.length, abs=1e-7)
 
 
+@pytest.mark.parametrize("neighbours", [1, 2])
+def test_pricing_restores_missing_edges(neighbours):
+    """Start from a too-sparse edge set (and a bad incumbent): the reduced-cost
+    pricing must add the edges the optimum needs."""
+    for n, seed in [(7, 1), (8, 2), (9, 3)]:
+        X = _instance("normal", n, seed)
+        D = distance_matrix(X)
+        r = exact_matrix_tour(D, neighbours=neighbours, initial_tour=np.arange(n))
+        assert r.proven_optimal and r.log[0]["priced"]
+        assert r.length == pytest.approx(_brute_tour(D), abs=1e-7)
+
+
+def test_reduced_costs_match_highs_column_duals():
+    from mipagg.tsp.exact import _Model
+
+    X = np.random.default_rng(7).normal(size=(25, 3))
+    D = distance_matrix(X)
+    I, J = np.triu_indices(25, 1)
+    model = _Model(D, np.column_stack([I, J]))
+    for S in (np.arange(5), np.arange(5, 12)):
+        model.add_sec(S)
+    model.h.run()
+    R, bound = model.reduced_costs()
+    col_dual = np.asarray(model.h.getSolution().col_dual)
+    assert np.allclose(R[model.I, model.J], col_dual, atol=1e-7)
+    assert bound == pytest.approx(model.h.getInfo().objective_function_value, abs=1e-6)
+
+
 def test_time_limit_returns_best_tour_unproven():
     X = np.random.default_rng(3).normal(size=(120, 2))
     r = exact_matrix_tour(distance_matrix(X), time_limit=1e-3)

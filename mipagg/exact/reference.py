@@ -113,32 +113,12 @@ def optimal_partition_bruteforce(X, k, *, max_size=None) -> tuple[float, Partiti
     return float(dp[full]), part
 
 
-def set_partitioning(X, k, *, integral: bool, time_limit=None, with_duals=False):
-    """Set-partitioning model (9) of seed 001 over all clusters of size
-    k..2k−1, solved by HiGHS (highspy).
-
-    ``integral=True``: MIP, returns (optimal SSE, Partition).
-    ``integral=False``: LP relaxation, returns (value, x) with x the column
-    values in the order of :func:`enumerate_clusters` (sizes k..2k−1
-    concatenated), plus the row duals λ if ``with_duals``.  The LP value is a
-    lower bound on the optimal SSE.  Raises ``SolverError`` if HiGHS does not
-    finish optimally (e.g. ``time_limit`` seconds reached).
-
-    >>> v, part = set_partitioning([[0.], [1.], [10.], [11.]], 2, integral=True)
-    >>> round(v, 9), part.labels.tolist()
-    (1.0, [0, 0, 1, 1])
-    """
+def _highs_solve(cost, start, index, n, *, integral, time_limit):
+    """Solve min cost·x, Ax = 1, 0 ≤ x ≤ 1 (A given column-wise by start/index)
+    with HiGHS; returns (value, x, row duals)."""
     import highspy
 
-    X = _as_matrix(X)
-    n = X.shape[0]
-    clusters, costs = enumerate_clusters(X, k)
-    cost = np.concatenate(costs)
-    index = np.concatenate([c.ravel() for c in clusters]).astype(np.int32)
-    sizes = np.concatenate([np.full(c.shape[0], c.shape[1]) for c in clusters])
-    start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
     m = cost.size
-
     lp = highspy.HighsLp()
     lp.num_col_ = m
     lp.num_row_ = n
@@ -148,8 +128,8 @@ def set_partitioning(X, k, *, integral: bool, time_limit=None, with_duals=False)
     lp.row_lower_ = np.ones(n)
     lp.row_upper_ = np.ones(n)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = start
-    lp.a_matrix_.index_ = index
+    lp.a_matrix_.start_ = start.astype(np.int32)
+    lp.a_matrix_.index_ = index.astype(np.int32)
     lp.a_matrix_.value_ = np.ones(index.size)
     if integral:
         lp.integrality_ = [highspy.HighsVarType.kInteger] * m
@@ -166,11 +146,53 @@ def set_partitioning(X, k, *, integral: bool, time_limit=None, with_duals=False)
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
     sol = h.getSolution()
-    x = np.asarray(sol.col_value)
-    value = float(h.getInfo().objective_function_value)
+    duals = None if integral else np.asarray(sol.row_dual)
+    return float(h.getInfo().objective_function_value), np.asarray(sol.col_value), duals
+
+
+def set_partitioning(X, k, *, integral: bool, time_limit=None, with_duals=False):
+    """Set-partitioning model (9) of seed 001 (section 4.1) over all clusters
+    of size k..2k−1, solved by HiGHS (highspy).
+
+    ``integral=False``: LP relaxation, returns (value, x) with x the column
+    values in the order of :func:`enumerate_clusters` (sizes k..2k−1
+    concatenated), plus the row duals λ if ``with_duals``.  The LP value is
+    the lower bound column generation converges to.
+
+    ``integral=True``: returns (optimal SSE, Partition).  The LP is solved
+    first and reduced-cost fixing keeps only the columns with reduced cost
+    ≤ UB − LB (UB = MDAV's SSE): every column of a solution no worse than UB
+    passes this test, so the MIP on the kept columns is still exact.
+
+    Raises ``SolverError`` if HiGHS does not finish optimally (e.g.
+    ``time_limit`` seconds reached, applied to each solve).
+
+    >>> v, part = set_partitioning([[0.], [1.], [10.], [11.]], 2, integral=True)
+    >>> round(v, 9), part.labels.tolist()
+    (1.0, [0, 0, 1, 1])
+    """
+    X = _as_matrix(X)
+    n = X.shape[0]
+    clusters, costs = enumerate_clusters(X, k)
+    cost = np.concatenate(costs)
+    index = np.concatenate([c.ravel() for c in clusters])
+    sizes = np.concatenate([np.full(c.shape[0], c.shape[1]) for c in clusters])
+    start = np.concatenate([[0], np.cumsum(sizes)])
+    lb, x, duals = _highs_solve(cost, start, index, n, integral=False, time_limit=time_limit)
     if not integral:
-        return (value, x, np.asarray(sol.row_dual)) if with_duals else (value, x)
-    flat = [c for block in clusters for c in block]
-    chosen = [flat[j] for j in np.flatnonzero(x > 0.5)]
+        return (lb, x, duals) if with_duals else (lb, x)
+
+    from ..heuristics.mdav import mdav
+
+    ub = mdav(X, k).sse()
+    col = np.repeat(np.arange(cost.size), sizes)
+    rc = cost - np.bincount(col, weights=duals[index], minlength=cost.size)
+    keep = np.flatnonzero(rc <= ub - lb + 1e-7 * max(1.0, abs(ub)))
+    k_sizes = sizes[keep]
+    k_start = np.concatenate([[0], np.cumsum(k_sizes)])
+    k_index = np.concatenate([index[start[j]:start[j + 1]] for j in keep])
+    _, xk, _ = _highs_solve(cost[keep], k_start, k_index, n, integral=True,
+                            time_limit=time_limit)
+    chosen = [index[start[j]:start[j + 1]] for j in keep[xk > 0.5]]
     part = Partition.from_groups(chosen, X)
     return part.sse(), part

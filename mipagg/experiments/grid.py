@@ -199,7 +199,14 @@ class MethodEntry:
     def accepted(self) -> list[str]:
         """Options the function accepts (via the registry or ``target``)."""
         if self.target is not None:
-            return []
+            import importlib
+            import inspect
+
+            module, func = self.target.split(":")
+            fn = getattr(importlib.import_module(module), func)
+            params = list(inspect.signature(fn).parameters.values())[2:]
+            return [p.name for p in params
+                    if p.kind is p.KEYWORD_ONLY or p.default is not p.empty]
         from ..methods import get_method
 
         return get_method(self.method).options()

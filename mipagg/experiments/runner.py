@@ -21,6 +21,8 @@ executors give identical results.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
+import json
 import multiprocessing as mp
 import os
 import pickle
@@ -35,6 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
 from .. import __version__
 from ..errors import ConstantColumnWarning
 from ..instance import Instance
@@ -148,7 +151,37 @@ def _dead(run: Run, inst: Instance, status: str, error: str, t0: float) -> dict:
     return rec
 
 
+@functools.lru_cache(maxsize=None)
+def _warm_up(method: str, target: str | None, options: str, improve: str | None, k: int,
+             p: int) -> None:
+    """Run the method once here on a tiny random instance, so that forked
+    children find its modules imported and its compiled kernels loaded (else
+    every child pays the numba cache load, about a second).  Errors are left
+    to the real run to report."""
+    rng = np.random.default_rng(0)
+    tiny = Instance(rng.normal(size=(2 * k + 1, p)), tuple(f"x{j}" for j in range(p)), "warm-up")
+    probe = Run("warm-up", "", "", "warm-up", "", method, method, json.loads(options), improve,
+                k, 0, target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _execute_here(probe, tiny)
+
+
+def _preload(run: Run, inst: Instance) -> None:
+    if run.target:  # reference functions: import only (no unlimited call in this process)
+        import importlib
+
+        try:
+            importlib.import_module(run.target.split(":")[0])
+        except Exception:
+            pass
+        return
+    _warm_up(run.method, None, json.dumps(run.options, sort_keys=True, default=str),
+             run.improve, run.k, inst.p)
+
+
 def _execute_forked(run: Run, inst: Instance) -> dict:
+    _preload(run, inst)
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(run, inst, send), daemon=True)
@@ -159,7 +192,9 @@ def _execute_forked(run: Run, inst: Instance) -> dict:
         if not recv.poll(run.hard_limit):
             return _dead(run, inst, "timeout", f"killed after {run.hard_limit:g} s", t0)
         try:
-            return recv.recv()
+            rec = recv.recv()
+            rec["wall_seconds"] = time.perf_counter() - t0
+            return rec
         except EOFError:
             proc.join(1.0)
             return _dead(run, inst, "failed",

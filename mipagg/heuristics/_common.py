@@ -41,9 +41,15 @@ def _centroid_rows(X, rows):
     return acc / rows.shape[0]
 
 
-def _prep(X, rows):
+def as_rows(X) -> np.ndarray:
+    """``X`` as a C-contiguous 2-D float array (row access in the kernels;
+    callers convert once, not at every kernel call)."""
     X = np.ascontiguousarray(X, dtype=float)
-    return X, np.ascontiguousarray(rows, dtype=np.int64)
+    return X[:, None] if X.ndim == 1 else X
+
+
+def _prep(X, rows):
+    return np.asarray(X, dtype=float), np.asarray(rows, dtype=np.int64)
 
 
 def sqdist_to(X: np.ndarray, rows: np.ndarray, point: np.ndarray) -> np.ndarray:
@@ -69,6 +75,37 @@ def centroid_reference(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return X[rows].mean(axis=0)
 
 
+@njit(cache=True)
+def _k_smallest(d, m):
+    """Positions of the m smallest values of d, ascending, ties by position:
+    the first m entries of a stable argsort, in one pass (insertion into a
+    sorted buffer of length m; O(len(d)·m) worst case, O(len(d)) typically)."""
+    idx = np.empty(m, dtype=np.int64)
+    val = np.empty(m)
+    cnt = 0
+    for i in range(d.shape[0]):
+        v = d[i]
+        if cnt < m:
+            j = cnt
+            cnt += 1
+        elif v < val[m - 1]:
+            j = m - 1
+        else:
+            continue
+        while j > 0 and val[j - 1] > v:
+            val[j] = val[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        val[j] = v
+        idx[j] = i
+    return idx
+
+
+def k_smallest_reference(d: np.ndarray, m: int) -> np.ndarray:
+    """Readable version of the selection in :func:`nearest`."""
+    return np.argsort(d, kind="stable")[:m]
+
+
 def nearest(X: np.ndarray, rows: np.ndarray, point: np.ndarray, m: int) -> np.ndarray:
     """Positions (into ``rows``) of the ``m`` records nearest to ``point``.
 
@@ -78,6 +115,8 @@ def nearest(X: np.ndarray, rows: np.ndarray, point: np.ndarray, m: int) -> np.nd
     d = sqdist_to(X, rows, point)
     if m >= d.size:
         return np.argsort(d, kind="stable")
+    if m <= 64:
+        return _k_smallest(d, m)
     # argpartition narrows the candidates; a stable sort of the tie-aware
     # candidate set keeps first-index tie-breaking.
     cut = np.partition(d, m - 1)[m - 1]

@@ -25,14 +25,12 @@ import numpy as np
 from ..partition import Partition
 from ..univariate import check_k
 from ._common import centroid as _centroid
-from ._common import nearest, sqdist_to
+from ._common import as_rows, nearest, sqdist_to
 
 __all__ = ["md", "md_groups", "cbfs", "cbfs_groups"]
 
 
-def _as_matrix(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
+_as_matrix = as_rows
 
 
 def _group_around(X, free, center, k):
@@ -77,7 +75,9 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
 
     The farthest partner of every remaining record is cached and recomputed
     only when that partner is grouped, so the O(n³/k) worst case of Lemma 3 is
-    rarely reached.  r is the lower-indexed record of the most distant pair.
+    rarely reached.  Of the most distant pair, r is the record farther from
+    the centroid of the remaining records (the seed leaves this open; this
+    choice reproduces more of seed 004 Table 5 than "lower row index first").
     """
     X = _as_matrix(X)
     n = X.shape[0]
@@ -103,7 +103,11 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         cand = rows[fd[rows] >= best - 1e-9 * max(1.0, best)]
         exact = np.array([((X[i] - X[far[i]]) ** 2).sum() for i in cand])
         i = int(cand[int(np.argmax(exact))])
-        r, s = min(i, int(far[i])), max(i, int(far[i]))
+        # orientation (not fixed by the paper): r is the end of the pair farther
+        # from the centroid of the remaining records (ties: lower row index)
+        a, b = min(i, int(far[i])), max(i, int(far[i]))
+        da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
+        r, s = (a, b) if da >= db else (b, a)
         groups.append(_group_around(X, free, r, k))
         if not free[s]:  # s among r's k−1 nearest (all records equidistant)
             rest = np.flatnonzero(free)

@@ -16,7 +16,7 @@ import numpy as np
 from ..partition import Partition
 from ..univariate import check_k
 from ._common import centroid as _centroid
-from ._common import nearest, sqdist_to
+from ._common import as_rows, nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups"]
 
@@ -34,7 +34,7 @@ def _take_group(X, remaining, center_pos, k):
 def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     """The groups of MDAV, in the order they are formed (each starts with its
     centre r or s).  O(n²/k) distance computations (seed 004 Lemma 4)."""
-    X = np.asarray(X, dtype=float)
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     remaining = np.arange(n)

@@ -31,7 +31,8 @@ from ..errors import ParameterError
 from ..partition import Partition
 from ..univariate import check_k
 from ._common import centroid as _centroid
-from ._common import sqdist_to
+from ._common import as_rows, sqdist_to
+from .fixed import _group_around
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_best", "DEFAULT_GAMMAS"]
 
@@ -44,9 +45,7 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
     O(n²/k) distance computations for the seeds and k−1 nearest, plus O(n)
     per extension step (at most k−1 per group).
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim == 1:
-        X = X[:, None]
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     gamma = float(gamma)
@@ -58,12 +57,9 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
     while free.sum() >= k:
         rows = np.flatnonzero(free)
         centroid = _centroid(X, rows)
-        e = rows[int(np.argmax(sqdist_to(X, rows, centroid)))]
-        d_e = sqdist_to(X, rows, X[e])
-        d_e[rows == e] = -1.0  # the seed record itself always comes first
-        members = rows[np.argsort(d_e, kind="stable")[:k]]
+        e = int(rows[int(np.argmax(sqdist_to(X, rows, centroid)))])
+        members = _group_around(X, free, e, k)
         labels[members] = g
-        free[members] = False
         # dist2[i] = squared distance from free record rows2[i] to the group
         rows2 = np.flatnonzero(free)
         if gamma > 0 and rows2.size >= 2:

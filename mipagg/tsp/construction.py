@@ -2,7 +2,7 @@
 
 These are the construction heuristics compared in seed 002 (Maya-López et
 al. 2020, "(HM)²-Micro", section 5.2 and Table 1) and described in seed 003
-(Maya-López thesis, section 2.x "TSP heuristics", list before Figure 2.5):
+(Maya-López thesis, §2.2.3 "Path construction based on TSP heuristics"):
 nearest neighbour, repetitive nearest neighbour, and nearest / farthest /
 cheapest / arbitrary insertion (Rosenkrantz, Stearns & Lewis 1977), as
 implemented in the R package TSP (Hahsler & Hornik) the seeds used.  Every
@@ -91,7 +91,7 @@ def _rnn_kernel(D, S):
 
 
 def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
-    """Nearest-neighbour tour (seed 002 §5.2; seed 003 §2 "Nearest Neighbour").
+    """Nearest-neighbour tour (seed 002 §5.2; seed 003 §2.2.3).
 
     Start at a random record (drawn from ``seed``) or at ``start``, then
     repeatedly move to the nearest unvisited record.  O(n²).
@@ -111,7 +111,7 @@ def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
 
 
 def repetitive_nn_tour(X) -> np.ndarray:
-    """Repetitive nearest neighbour (seed 002 §5.2; seed 003 §2): the shortest
+    """Repetitive nearest neighbour (seed 002 §5.2; seed 003 §2.2.3): the shortest
     of the n nearest-neighbour tours, one from every start.
 
     Deterministic (ties → lowest start index).  O(n² log n) to sort the
@@ -232,7 +232,7 @@ def _cheapest_insert_kernel(D, start):
 
 def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
     """Insertion heuristics of Rosenkrantz, Stearns & Lewis (1977) as compared
-    in seed 002 §5.2 (Table 1) and seed 003 §2 ("Insertion Algorithms").
+    in seed 002 §5.2 (Table 1) and seed 003 §2.2.3 ("Insertion Algorithms").
 
     Start from one random record (from ``seed``, or ``start``); at each step
     pick an outside record and insert it where it lengthens the tour least.

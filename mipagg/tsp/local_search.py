@@ -1,6 +1,6 @@
 """Tour improvement: 2-opt and Or-opt local search with neighbour lists.
 
-Seed 003 (thesis) §2 and Table 3.4 use "2-Opt" tours (R package TSP,
+Seed 003 (thesis) §2.2.3 ("k-Opt heuristics") and Table 3.4 use "2-Opt" tours (R package TSP,
 ``two_opt``); seed 002 §3 recalls Heaton & Mukherjee's use of 2-opt/3-opt to
 refine microaggregation paths.  Here both moves are the textbook ones
 (Croes 1958 for 2-opt, Or 1976 for moving a segment of 1–3 records) made fast
@@ -246,7 +246,7 @@ def _or_opt_kernel(X, tour, nbr, max_len):
 # --------------------------------------------------------------------------
 def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=3) -> np.ndarray:
     """Improve a closed tour by 2-opt and/or Or-opt until no move in the
-    neighbour-list neighbourhood shortens it (seed 003 §2 "2-Opt"; Croes 1958;
+    neighbour-list neighbourhood shortens it (seed 003 §2.2.3 "k-Opt"; Croes 1958;
     Or 1976; speed-ups of Bentley 1992).  The result is never longer.
 
     ``moves`` — any of ``"2opt"``, ``"oropt"``; the passes alternate until

@@ -48,6 +48,8 @@ class PricingResult:
 def squared_distances(X: np.ndarray) -> np.ndarray:
     """Matrix of squared Euclidean distances between the rows of ``X``."""
     X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
     sq = (X * X).sum(axis=1)
     D = sq[:, None] + sq[None, :] - 2.0 * (X @ X.T)
     np.maximum(D, 0.0, out=D)

@@ -129,7 +129,6 @@ def build_model(D, duals, eta, nodes, edges, *, formulation="compact", banned=()
             es = [edge_id.get((loc[p], loc[q])) for p in range(eta) for q in range(p + 1, eta)]
             if None not in es:  # a cluster with an edge fixed to 0 is already excluded
                 M.cuts.add(pyo.quicksum(M.z[e] for e in es) <= eta * (eta - 1) // 2 - 1)
-    M._edges = edges
     return M
 
 
