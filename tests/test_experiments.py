@@ -9,8 +9,7 @@ import pytest
 from mipagg.errors import ParameterError
 from mipagg.experiments import (GeneratorSet, Grid, GridError, InstanceList, MethodEntry,
                                 ResultStore, StopGrid, load_grid, run_grid)
-from mipagg.experiments.report import (gap_tables, il_by_k_table, il_stats_table,
-                                       optimality_tables, render)
+from mipagg.experiments.report import gap_tables, il_stats_table, optimality_tables, render
 from mipagg.experiments.store import decode_labels, encode_labels
 from mipagg.instance import from_array
 from mipagg.methods import METHODS
@@ -323,3 +322,52 @@ def test_generator_set_names_are_unique():
                 k=(3,))
     names = [inst.name for _, inst in grid.load_instances()]
     assert len(set(names)) == 2
+
+
+def test_example_grid_file_parses():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "grids" / "example.toml"
+    grid = load_grid(path)
+    assert grid.name == "example" and grid.k == (3, 4) and grid.seeds == (0, 1, 2)
+    assert grid.hard_limit == 1.5 * 120 + 10
+    assert [m.name for m in grid.methods] == ["MDAV", "MDAV-MHM", "TSP-MHM(tour=nearest)",
+                                              "TSP-MHM(tour=farthest)"]
+
+
+def test_bad_options_and_targets_are_refused_before_running():
+    with pytest.raises(GridError, match=r"method 'mdav\(speed=2\)' does not take option\(s\) "
+                                        r"\['speed'\]; it takes none"):
+        Grid([_tiny_instances()], [MethodEntry("mdav", {"speed": 2})], k=(2,)).runs()
+    with pytest.raises(GridError, match="cannot load target 'no.such:fn'"):
+        Grid([_tiny_instances()], [MethodEntry("x", target="no.such:fn")], k=(2,)).runs()
+
+
+def test_correlation_report_and_figures(tmp_path):
+    from mipagg.experiments.plots import il_boxplot, path_sse_plot, tradeoff_plot
+    from mipagg.experiments.report import correlation_table
+
+    store = ResultStore(":memory:")
+    for seed, (length, sse) in enumerate([(10.0, 1.0), (11.0, 2.0), (12.0, 2.5), (13.0, 4.5)]):
+        for k in (3, 4):
+            _record(store, "census", "NN", k, sse, seed=seed, sse=sse * k, path_length=length)
+    _record(store, "census", "MDAV", 3, 3.0)
+    df = store.to_dataframe()
+    table = correlation_table(df, methods=["NN"])
+    r = np.corrcoef([10, 11, 12, 13], [1, 2, 2.5, 4.5])[0, 1]
+    assert table.rows == [["D", f"{r:.2f}", f"{r:.2f}"]]
+    for fn in (il_boxplot, tradeoff_plot, path_sse_plot):
+        out = fn(df, tmp_path / f"{fn.__name__}.png")
+        assert out.stat().st_size > 5000
+    with pytest.raises(ParameterError, match="no run reports 'tour_length'"):
+        correlation_table(df, field="tour_length")
+
+
+def test_dask_local_cluster_with_hard_limit(tiny_grid):
+    pytest.importorskip("distributed")
+    plain, dask = ResultStore(":memory:"), ResultStore(":memory:")
+    run_grid(tiny_grid, plain, jobs=1, progress=False)
+    tiny_grid.hard_time_limit = 60  # runs in a child of each worker process
+    out = run_grid(tiny_grid, dask, scheduler="local", jobs=1, progress=False)
+    assert out.ok == 8
+    assert _results(dask) == _results(plain)

@@ -58,10 +58,9 @@ def test_enumeration_matches_itertools(inst):
     assert res.exact and res.status == "optimal"
     assert res.min_reduced_cost == pytest.approx(costs.min(), abs=1e-9)
     check_columns(D, duals, eta, res)
-    if costs.min() < -1e-9:
-        assert res.reduced_costs[0] == pytest.approx(costs.min(), abs=1e-9)
-    else:
-        assert res.columns == []
+    # the columns are the max_columns best negative clusters
+    best = np.sort(costs[costs < -1e-9])[:4]
+    assert np.allclose(res.reduced_costs, best, atol=1e-9)
 
 
 @settings(max_examples=15, deadline=None)
@@ -76,7 +75,7 @@ def test_ilp_matches_itertools(inst, triangle_cuts):
 
 
 @pytest.mark.parametrize("formulation,reduce", [("paper", False), ("compact", False),
-                                                ("paper", True)])
+                                                ("nodes", True), ("paper", True)])
 def test_ilp_formulations_agree(formulation, reduce):
     rng = np.random.default_rng(7)
     for _ in range(4):
@@ -149,8 +148,7 @@ def test_enumeration_returns_several_columns():
     duals = np.full(12, 3.0)
     clusters, costs = enumerate_reference(D, duals, 3)
     res = price(D, duals, 3, "enumeration", max_columns=6)
-    assert len(res.columns) == 6
-    assert res.reduced_costs[0] == pytest.approx(costs.min())
+    assert np.allclose(res.reduced_costs, np.sort(costs)[:6])
     check_columns(D, duals, 3, res)
 
 

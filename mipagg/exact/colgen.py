@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -66,17 +67,18 @@ class PricingRound:
 
 
 def pricing_round(D, duals, k, mode, *, complete=False, max_columns=10, tol=1e-9,
-                  deadline=None) -> PricingRound:
+                  deadline=None, exact_rule="table2") -> PricingRound:
     """PricingProblem(λ, π) of seed 001 section 5.1 for η = k..2k−1.
 
     ``mode="auto"``: heuristic pricing, then (if it found nothing) the exact
-    routine of :func:`table2_exact_mode`, stopping at the first η that yields
-    columns.  ``"heuristic"``, ``"enumeration"`` and ``"ilp"`` use that routine
-    alone.  With ``complete=True``, once an exact routine has been called the
+    routine chosen by ``exact_rule`` ("table2": :func:`table2_exact_mode`;
+    "measured": :func:`mipagg.exact.pricing.exact_mode`, re-measured for this
+    package's pricing codes), stopping at the first η that yields columns.
+    ``"heuristic"``, ``"enumeration"`` and ``"ilp"`` use that routine alone.  With ``complete=True``, once an exact routine has been called the
     remaining sizes are priced exactly too (so the Lagrangian bound at these
     duals is certified); with ``mode`` exact, every size is priced.
     """
-    from .pricing import price
+    from .pricing import exact_mode, price
 
     n = D.shape[0]
     out = PricingRound()
@@ -101,10 +103,15 @@ def pricing_round(D, duals, k, mode, *, complete=False, max_columns=10, tol=1e-9
             res = price(D, duals, eta, "heuristic", max_columns=max_columns, time_limit=left, tol=tol)
             found = list(res.columns)
         if not found and mode != "heuristic":
-            exact_mode = table2_exact_mode(n, eta) if mode == "auto" else mode
+            if mode != "auto":
+                routine = mode
+            elif exact_rule == "table2":
+                routine = table2_exact_mode(n, eta)
+            else:
+                routine = exact_mode(n, eta)
             if deadline is not None:
                 left = deadline - time.perf_counter()
-            res = price(D, duals, eta, exact_mode, max_columns=max_columns, time_limit=left, tol=tol)
+            res = price(D, duals, eta, routine, max_columns=max_columns, time_limit=left, tol=tol)
             went_exact = True
             found = list(res.columns)
             if res.exact and res.status == "optimal" and res.min_reduced_cost is not None:
@@ -151,7 +158,10 @@ class ColumnGenerationResult:
     "not_certified" (an exact pricing call failed, e.g. the ILP solver gave
     up, so the LP value is not proven; the bound is the best Lagrangian one),
     "time_limit", "iteration_limit".  ``lower_bound`` is always certified or
-    ``None``; ``bound_source`` says where it came from ("lp" or "lagrangian").
+    ``None``; ``bound_source`` says where it came from ("lp": converged master,
+    "lagrangian": Farley bound at exactly priced duals, "enumeration": gap
+    closed by the MIP over all clusters of small reduced cost, so it equals
+    the optimum).  ``lp_bound`` is the certified bound before gap closing.
     """
 
     partition: Partition
@@ -160,7 +170,8 @@ class ColumnGenerationResult:
     bound_source: str | None
     status: str
     exact: bool
-    lp_value: float | None
+    lp_value: float | None    # last master LP value (not a bound unless certified)
+    lp_bound: float | None    # certified LP/Lagrangian bound before gap closing
     iterations: int
     columns: list
     sse_mdav: float
@@ -171,7 +182,8 @@ class ColumnGenerationResult:
     seconds: dict
     pricing: str = "auto"
     stabilization: str | None = None
-    gap_closing: str = "not_needed"
+    gap_closing: str = "not_needed"   # "not_needed" | "optimal" | "too_many_columns" |
+                                      # "time_limit" | "skipped" | "disabled" | HiGHS status
 
     @property
     def gap(self) -> float | None:
@@ -187,6 +199,7 @@ class ColumnGenerationResult:
     def summary(self) -> dict:
         return {"lower_bound": self.lower_bound, "bound_source": self.bound_source,
                 "status": self.status, "exact": self.exact, "lp_value": self.lp_value,
+                "lp_bound": self.lp_bound,
                 "iterations": self.iterations, "columns": len(self.columns),
                 "sse_mdav": self.sse_mdav, "sse_vmdav": self.sse_vmdav,
                 "sse_msth": self.sse_msth, "sse_srh": self.sse_srh, **self.gaps(),
@@ -215,17 +228,23 @@ def _integral_partition(master, sol, X, tol=1e-6):
 
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
                       stabilization="wentges", alpha=0.5, lagrangian=True, gap_tol=1e-6,
-                      initial=None, max_columns=10, gamma=0.2, close_gap=True,
-                      close_gap_max_columns=200_000) -> ColumnGenerationResult:
+                      initial=None, max_columns=10, gamma=0.2, exact_rule="measured",
+                      close_gap=True, close_gap_max_columns=100_000) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
-    (MicroaggregationHeuristicMP) plus a certified Lagrangian stop.
+    (MicroaggregationHeuristicMP) plus a certified Lagrangian stop and an
+    optional exact gap-closing step.
 
     Parameters
     ----------
     X : (n, p) standardized data.  k : minimum group size.
-    pricing : "auto" (section 5.1 PricingProblem with the Table 2 rule),
-        "heuristic" (SolveHeuristicPricing only; no certified bound),
-        "enumeration" or "ilp" (that exact routine for every size).
+    pricing : "auto" (section 5.1 PricingProblem: heuristic, then an exact
+        routine chosen by ``exact_rule``), "heuristic" (SolveHeuristicPricing
+        only; no certified bound), "enumeration" or "ilp" (that exact routine).
+    exact_rule : "table2" (seed 001 Table 2: ILP for η ≥ 7, and η = 6 beyond
+        100 records) or "measured" (default: the rule measured for this
+        package's codes, :func:`mipagg.exact.pricing.exact_mode`; the
+        branch-and-bound enumeration beats the ILP everywhere measured, see
+        docs/bench/cg.md).
     time_limit, max_iterations : stop early with the best partition and the
         best certified bound so far (status "time_limit"/"iteration_limit").
     stabilization : None or "wentges" (price at α·center + (1−α)·λ; on a
@@ -236,6 +255,12 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     initial : an extra k-feasible partition (labels or Partition) whose groups
         seed the master, next to those of MDAV and V-MDAV (``gamma``).
     max_columns : columns per pricing call.
+    close_gap : after convergence with a gap, enumerate every cluster whose
+        reduced cost at the certified duals is below UB − LB and solve the
+        integer problem over them (HiGHS MIP): on success the best partition
+        is proven optimal (``bound_source="enumeration"``).  Skipped when more
+        than ``close_gap_max_columns`` clusters qualify (``gap_closing`` says
+        what happened).
 
     Each iteration costs one warm LP solve, O(m s + n² log n) rounding for m
     columns of size ≤ s, and the pricing (exponential in the worst case for
@@ -266,6 +291,8 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         raise ParameterError(f"alpha must be in [0, 1), got {alpha!r}")
     if time_limit is not None and time_limit <= 0:
         raise ParameterError(f"time_limit must be positive, got {time_limit!r}")
+    if exact_rule not in ("table2", "measured"):
+        raise ParameterError(f"exact_rule must be 'table2' or 'measured', got {exact_rule!r}")
     if max_iterations is not None and (int(max_iterations) != max_iterations or max_iterations < 1):
         raise ParameterError(f"max_iterations must be a positive integer, got {max_iterations!r}")
     deadline = None if time_limit is None else t_start + float(time_limit)
@@ -348,13 +375,14 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         t0 = time.perf_counter()
         smoothing = stabilization == "wentges" and center is not None
         lam_p = alpha * center + (1 - alpha) * lam if smoothing else lam
-        rounds = [(lam_p, pricing_round(D, lam_p, k, pricing, complete=lagrangian,
-                                        max_columns=max_columns, tol=tol, deadline=deadline))]
+        price_at = partial(pricing_round, D, k=k, mode=pricing, complete=lagrangian,
+                           max_columns=max_columns, tol=tol, deadline=deadline,
+                           exact_rule=exact_rule)
+        rounds = [(lam_p, price_at(lam_p))]
         improving = [c for c in rounds[0][1].columns if _rc(D, lam, c) < -tol]
         mispriced = smoothing and not improving and not rounds[0][1].timed_out
         if mispriced:
-            rounds.append((lam, pricing_round(D, lam, k, pricing, complete=lagrangian,
-                                              max_columns=max_columns, tol=tol, deadline=deadline)))
+            rounds.append((lam, price_at(lam)))
             improving = [c for c in rounds[1][1].columns if _rc(D, lam, c) < -tol]
         timed_out = any(r.timed_out for _, r in rounds)
         lb_it = lb_true = None
@@ -399,7 +427,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     # beyond the seed: close the remaining gap by enumerating every cluster whose
     # reduced cost at the certified duals is below UB − LB and solving the integer
     # set-partitioning problem over them (plus the best partition's groups)
-    gap_closing, t_close = "not_needed", 0.0
+    gap_closing, t_close, lp_bound = "not_needed", 0.0, best_lb
     if best_lb is not None and not close(best_lb, best_sse):
         gap_closing = "disabled" if not close_gap else "skipped"
         if close_gap and status in ("converged", "optimal"):
@@ -417,7 +445,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     total = time.perf_counter() - t_start
     return ColumnGenerationResult(
         partition=best, sse=best_sse, lower_bound=best_lb, bound_source=bound_source,
-        status=status, exact=exact, lp_value=lp_value, iterations=it,
+        status=status, exact=exact, lp_value=lp_value, lp_bound=lp_bound, iterations=it,
         columns=list(master.columns), sse_mdav=sse_mdav, sse_vmdav=sse_vmdav,
         sse_srh=sse_srh, sse_msth=sse_msth, log=log,
         seconds={"master": t_master, "pricing": t_pricing, "rounding": t_rounding,
@@ -447,7 +475,8 @@ def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
             return "time_limit", None
     weights = [float(D[np.ix_(c, c)].sum()) / (2.0 * len(c)) for c in columns]
     left = None if deadline is None else deadline - time.perf_counter()
-    status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left)
+    status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
+                                             start=range(best.n_groups))
     if status != "optimal":
         return status, None
     return "optimal", Partition.from_groups([columns[j] for j in chosen], X)

@@ -146,12 +146,14 @@ class MasterProblem:
         return np.array([w - duals[c].sum() for c, w in zip(self.columns, self.weights)])
 
 
-def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None = None):
+def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None = None,
+                         start=None):
     """Integer version of model (9) of seed 001 over the given columns, solved by
     the HiGHS MIP solver.  Returns ``(status, value, chosen)`` with status
     "optimal", "infeasible", "time_limit" or another HiGHS status string,
     ``value`` the best objective found (or ``None``) and ``chosen`` the
-    indices of the selected columns (or ``None``).
+    indices of the selected columns (or ``None``).  ``start``: indices of
+    columns forming a known partition, given to HiGHS as incumbent.
 
     >>> set_partitioning_mip(4, [[0, 1], [2, 3], [0, 1, 2, 3]], [1.0, 1.0, 3.0])[:2]
     ('optimal', 2.0)
@@ -174,6 +176,10 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
               idx.size, starts, idx, np.ones(idx.size))
     h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
                             np.full(m, highspy.HighsVarType.kInteger))
+    if start is not None:
+        x0 = np.zeros(m)
+        x0[np.asarray(start, dtype=int)] = 1.0
+        h.setSolution(_solution(highspy, x0))
     h.run()
     status = h.getModelStatus()
     name = {highspy.HighsModelStatus.kOptimal: "optimal",
@@ -184,3 +190,10 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         return name, None, None
     x = np.asarray(sol.col_value)
     return name, float(h.getInfo().objective_function_value), np.flatnonzero(x > 0.5)
+
+
+def _solution(highspy, x0):
+    sol = highspy.HighsSolution()
+    sol.col_value = list(x0)
+    sol.value_valid = True
+    return sol

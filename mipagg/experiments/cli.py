@@ -36,7 +36,8 @@ def add_subcommands(sub) -> None:
                      help="gaps (seed 001 T3-4), il-stats ((HM)2-Micro), il-by-k, optimality "
                      "(seed 004 T6-7), correlation (path length vs SSE), runs (every run, CSV)")
     rep.add_argument("--format", default="md", choices=["md", "latex", "csv"])
-    rep.add_argument("--dataset", help="data set (il-stats)")
+    rep.add_argument("--dataset", help="data set (il-stats: default the first; il-by-k: "
+                     "default all)")
     rep.add_argument("--method", help="column generation method name (gaps; default cg)")
     rep.add_argument("--reference", help="label of the optimal reference (optimality; "
                      "default opt)")
@@ -96,6 +97,7 @@ def _cmd_report(args) -> int:
         return 0
     options = {"gaps": {"method": args.method},
                "il-stats": {"dataset": args.dataset},
+               "il-by-k": {"datasets": [args.dataset] if args.dataset else None},
                "optimality": {"reference": args.reference, "by": args.by, "k": args.k},
                }.get(args.table, {})
     _emit(render(df, args.table, args.format, **options), args.output)

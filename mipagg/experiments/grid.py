@@ -40,6 +40,8 @@ Grids are written in Python or in a small TOML file::
 from __future__ import annotations
 
 import hashlib
+import importlib
+import inspect
 import itertools
 import json
 import tomllib
@@ -54,7 +56,7 @@ from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance, read_csv
 
 __all__ = ["Grid", "MethodEntry", "CsvSet", "SubsetSet", "GeneratorSet", "InstanceList",
-           "Run", "load_grid", "instance_fingerprint", "GridError"]
+           "Run", "load_grid", "load_target", "instance_fingerprint", "GridError"]
 
 # Hard wall-clock limit when only a per-run time_limit is given: the method is
 # asked to stop at time_limit; the child process is killed at this much later.
@@ -74,12 +76,11 @@ def instance_fingerprint(inst: Instance) -> str:
     return h.hexdigest()[:16]
 
 
-def _lean(inst: Instance, name: str | None = None, **provenance) -> Instance:
+def _lean(inst: Instance) -> Instance:
     """A copy without the original text table (cheap to pickle to workers)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstantColumnWarning)
-        return Instance(inst.raw, inst.columns, name or inst.name,
-                        {**inst.provenance, **provenance}, inst.ddof)
+        return Instance(inst.raw, inst.columns, inst.name, dict(inst.provenance), inst.ddof)
 
 
 def _resolve(path, data_dir: Path | None) -> Path:
@@ -170,6 +171,16 @@ class InstanceList:
 
 # ---------------------------------------------------------------- methods
 
+def load_target(target: str):
+    """The function named by ``"module:function"``."""
+    module, _, func = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise GridError(f"cannot load target {target!r} (expected 'module:function'): "
+                        f"{exc}") from None
+
+
 @dataclass(frozen=True)
 class MethodEntry:
     """A method of the registry with fixed options.
@@ -199,12 +210,7 @@ class MethodEntry:
     def accepted(self) -> list[str]:
         """Options the function accepts (via the registry or ``target``)."""
         if self.target is not None:
-            import importlib
-            import inspect
-
-            module, func = self.target.split(":")
-            fn = getattr(importlib.import_module(module), func)
-            params = list(inspect.signature(fn).parameters.values())[2:]
+            params = list(inspect.signature(load_target(self.target)).parameters.values())[2:]
             return [p.name for p in params
                     if p.kind is p.KEYWORD_ONLY or p.default is not p.empty]
         from ..methods import get_method
@@ -350,6 +356,10 @@ class Grid:
             fp = instance_fingerprint(inst)
             for m in methods:
                 accepted = m.accepted()
+                unknown = sorted(set(m.options) - set(accepted))
+                if unknown:
+                    raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
+                                    f"it takes {accepted or 'none'}")
                 options = dict(m.options)
                 if self.time_limit is not None and "time_limit" in accepted:
                     options.setdefault("time_limit", self.time_limit)

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import ParameterError
-from .report import _labels, _ok
+from .report import _labels, _ok, _reporting, pearson
 
 __all__ = ["il_boxplot", "tradeoff_plot", "path_sse_plot", "PLOTS"]
 
@@ -104,11 +102,7 @@ def path_sse_plot(df, out, dataset: str | None = None, field: str = "path_length
     panel titles give the Pearson correlation over all the plotted runs."""
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
-    if methods is not None:
-        ok = ok[ok["label"].isin(list(methods))]
-    if field not in ok.columns or ok[field].isna().all():
-        raise ParameterError(f"no run on {dataset!r} reports {field!r}")
-    ok = ok[ok[field].notna()]
+    ok = _reporting(ok, field, methods)
     ks = sorted(ok["k"].unique())
     fig, axes = _panels(plt, len(ks))
     for ax, k in zip(axes, ks):
@@ -116,9 +110,7 @@ def path_sse_plot(df, out, dataset: str | None = None, field: str = "path_length
         for m in _labels(at, methods):
             sel = at[at["label"] == m]
             ax.scatter(sel[field], sel["sse"], s=14, alpha=0.75, label=m)
-        x, y = at[field].to_numpy(float), at["sse"].to_numpy(float)
-        r = np.corrcoef(x, y)[0, 1] if len(at) > 2 and x.std() > 0 and y.std() > 0 else np.nan
-        ax.set_title(f"{dataset}, k = {int(k)}: Pearson r = {r:.2f}")
+        ax.set_title(f"{dataset}, k = {int(k)}: Pearson r = {pearson(at[field], at['sse']):.2f}")
         ax.set_xlabel(field.replace("_", " "))
         ax.set_ylabel("SSE")
         ax.grid(alpha=0.3)

@@ -209,6 +209,7 @@ def gap_tables(df, method: str = "cg", heuristics=CG_HEURISTICS, digits: int = 2
     ok = ok[ok["method"] == method]
     if ok.empty:
         raise ParameterError(f"no successful {method!r} runs in the results store")
+    bad = df[(df["method"] == method) & (df["status"] != "ok")]
     ok = ok.assign(**{f"_gap_{p}": _heuristic_gaps(ok, p) for _, p in heuristics})
     tables = []
     for parent in _ordered(ok["parent"]):
@@ -227,11 +228,14 @@ def gap_tables(df, method: str = "cg", heuristics=CG_HEURISTICS, digits: int = 2
                     rows.append([str(int(size)), str(int(k)), crit, *gaps,
                                  _num(cell["seconds"].mean(), digits), str(_exact_count(cell)),
                                  str(len(cell))])
+        lost = bad[bad["parent"] == parent]["status"].value_counts()
+        notes = [f"Not in the averages: {', '.join(f'{c} run(s) {s}' for s, c in lost.items())}."
+                 ] if len(lost) else []
         tables.append(Table(
             f"Gaps (%) of the heuristics with respect to the {method} lower bound on {parent} "
             "subsets (average over instances), time (s) and instances solved exactly (Ex)",
             ["n", "k", "criterion", *[h for h, _ in heuristics], "time (s)", "Ex", "inst."],
-            rows, align="rrl" + "r" * (len(heuristics) + 3)))
+            rows, align="rrl" + "r" * (len(heuristics) + 3), notes=notes))
     return tables
 
 
@@ -288,24 +292,34 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
                  align="ll" + "r" * (len(cols) - 2 + len(ks)))
 
 
-def correlation_table(df, field: str = "path_length", methods=None, digits: int = 2) -> Table:
-    """Seed 003 Table 4.8: Pearson correlation of ``field`` and SSE per data set
-    and k, over the runs of ``methods`` (labels; default all) reporting ``field``."""
-    ok = _ok(df)
+def _reporting(ok, field: str, methods=None):
+    """The runs of ``methods`` (labels; default all) that report ``field``."""
     if methods is not None:
         ok = ok[ok["label"].isin(list(methods))]
     if field not in ok.columns or ok[field].isna().all():
         raise ParameterError(f"no run reports {field!r}")
-    ok = ok[ok[field].notna()]
+    return ok[ok[field].notna()]
+
+
+def pearson(x, y) -> float:
+    """Pearson correlation of two series; NaN for fewer than 3 points or a constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 3 or x.std() == 0 or y.std() == 0:
+        return math.nan
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def correlation_table(df, field: str = "path_length", methods=None, digits: int = 2) -> Table:
+    """Seed 003 Table 4.8: Pearson correlation of ``field`` and SSE per data set
+    and k, over the runs of ``methods`` (labels; default all) reporting ``field``."""
+    ok = _reporting(_ok(df), field, methods)
     ks = sorted(ok["k"].unique())
     rows = []
     for ds in _ordered(ok["dataset"]):
         row = [ds]
         for k in ks:
             cell = ok[(ok["dataset"] == ds) & (ok["k"] == k)]
-            x, y = cell[field].to_numpy(dtype=float), cell["sse"].to_numpy(dtype=float)
-            ok_r = len(cell) > 2 and x.std() > 0 and y.std() > 0
-            row.append(_num(float(np.corrcoef(x, y)[0, 1]), digits) if ok_r else DASH)
+            row.append(_num(pearson(cell[field], cell["sse"]), digits))
         rows.append(row)
     return Table(f"Pearson correlation between {field.replace('_', ' ')} and SSE",
                  ["Dataset"] + [f"k = {int(k)}" for k in ks], rows)

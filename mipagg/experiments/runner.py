@@ -39,9 +39,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 from .. import __version__
-from ..errors import ConstantColumnWarning
+from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance
-from .grid import Grid, Run, instance_fingerprint
+from .grid import Grid, Run, instance_fingerprint, load_target
 from .store import ResultStore
 
 __all__ = ["run_grid", "execute", "GridOutcome", "StopGrid"]
@@ -85,15 +85,13 @@ def _base_record(run: Run, inst: Instance) -> dict:
 
 def _call_target(run: Run, inst: Instance):
     """Call a reference function ``module:function`` and wrap it as a RunResult."""
-    import importlib
     import inspect
 
     from ..api import RunResult
     from ..partition import Partition
     from ..univariate import check_k
 
-    module, func = run.target.split(":")
-    fn = getattr(importlib.import_module(module), func)
+    fn = load_target(run.target)
     k = check_k(run.k, inst.n)
     kwargs = dict(run.options)
     if run.seed is not None and "seed" in inspect.signature(fn).parameters:
@@ -102,7 +100,10 @@ def _call_target(run: Run, inst: Instance):
     out = fn(inst.X, k, **kwargs)
     seconds = time.perf_counter() - t0
     if isinstance(out, tuple):
-        out = next(o for o in out if isinstance(o, Partition))
+        parts = [o for o in out if isinstance(o, Partition)]
+        if not parts:
+            raise TypeError(f"{run.target} returned a tuple without a Partition")
+        out = parts[0]
     if isinstance(out, Partition):
         partition, details = out, {}
     else:
@@ -152,8 +153,7 @@ def _dead(run: Run, inst: Instance, status: str, error: str, t0: float) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def _warm_up(method: str, target: str | None, options: str, improve: str | None, k: int,
-             p: int) -> None:
+def _warm_up(method: str, options: str, improve: str | None, k: int, p: int) -> None:
     """Run the method once here on a tiny random instance, so that forked
     children find its modules imported and its compiled kernels loaded (else
     every child pays the numba cache load, about a second).  Errors are left
@@ -161,7 +161,7 @@ def _warm_up(method: str, target: str | None, options: str, improve: str | None,
     rng = np.random.default_rng(0)
     tiny = Instance(rng.normal(size=(2 * k + 1, p)), tuple(f"x{j}" for j in range(p)), "warm-up")
     probe = Run("warm-up", "", "", "warm-up", "", method, method, json.loads(options), improve,
-                k, 0, target)
+                k, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _execute_here(probe, tiny)
@@ -169,15 +169,13 @@ def _warm_up(method: str, target: str | None, options: str, improve: str | None,
 
 def _preload(run: Run, inst: Instance) -> None:
     if run.target:  # reference functions: import only (no unlimited call in this process)
-        import importlib
-
         try:
-            importlib.import_module(run.target.split(":")[0])
-        except Exception:
+            load_target(run.target)
+        except Exception:  # the child reports the error
             pass
         return
-    _warm_up(run.method, None, json.dumps(run.options, sort_keys=True, default=str),
-             run.improve, run.k, inst.p)
+    _warm_up(run.method, json.dumps(run.options, sort_keys=True, default=str), run.improve,
+             run.k, inst.p)
 
 
 def _execute_forked(run: Run, inst: Instance) -> dict:
@@ -298,7 +296,19 @@ def run_grid(grid: Grid, db: str | Path | ResultStore = "results.sqlite", *,
     ``on_result(record, outcome)`` is called after each stored run; raising
     :class:`StopGrid` in it (or Ctrl-C) stops the grid, keeping what is stored.
     """
-    store = db if isinstance(db, ResultStore) else ResultStore(db)
+    bad = sorted(set(retry) - {"failed", "timeout"})
+    if bad:
+        raise ParameterError(f"retry takes 'failed' and/or 'timeout', not {bad}")
+    own = not isinstance(db, ResultStore)
+    store = ResultStore(db) if own else db
+    try:
+        return _run(grid, store, jobs, scheduler, progress, retry, on_result)
+    finally:
+        if own:
+            store.close()
+
+
+def _run(grid, store, jobs, scheduler, progress, retry, on_result) -> GridOutcome:
     loaded = grid.load_instances()
     _, missing = grid.available_methods()
     runs = grid.runs(loaded)
@@ -339,8 +349,6 @@ def run_grid(grid: Grid, db: str | Path | ResultStore = "results.sqlite", *,
     finally:
         results.close()
         bar.close()
-        if not isinstance(db, ResultStore):
-            store.close()
     return out
 
 

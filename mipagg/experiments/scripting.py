@@ -20,7 +20,7 @@ from .report import Table
 from .runner import run_grid
 from .store import ResultStore
 
-__all__ = ["script_main", "default_data_dir"]
+__all__ = ["script_main", "default_data_dir", "il_by_k_report"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -78,6 +78,16 @@ def script_main(name: str, description: str, build: Callable, report: Callable,
     print(f"{name}: wrote {out / stem}.md/.tex/.csv ({len(tables)} tables), results in {db}",
           file=sys.stderr)
     return 0
+
+
+def il_by_k_report(df, out: Path, stem: str) -> list[Table]:
+    """The IL-by-k table of every data set, and an IL-versus-time figure per data set."""
+    from .plots import tradeoff_plot
+    from .report import il_by_k_table
+
+    for ds in dict.fromkeys(df["dataset"]):
+        tradeoff_plot(df, out / f"{stem}-tradeoff-{ds}.png", dataset=ds)
+    return [il_by_k_table(df)]
 
 
 def _write_tables(tables: list[Table], out: Path, stem: str, name: str, args, started,

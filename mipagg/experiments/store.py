@@ -80,10 +80,12 @@ class ResultStore:
                  json.dumps(inst.provenance, default=str, sort_keys=True)))
 
     def add(self, record: dict) -> None:
-        """Insert (or replace) one run record and commit."""
+        """Insert (or replace) one run record and commit.  The method's summary
+        is kept without the fields that are columns already."""
         row = dict(record)
         row["options"] = json.dumps(row.get("options") or {}, sort_keys=True, default=str)
-        row["summary"] = json.dumps(row.get("summary") or {}, sort_keys=True, default=str)
+        extra = {f: v for f, v in (row.get("summary") or {}).items() if f not in _NAMES}
+        row["summary"] = json.dumps(extra, sort_keys=True, default=str)
         row["labels"] = encode_labels(row.get("labels"))
         values = [row.get(c) for c in _NAMES]
         with self.con:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..errors import ParameterError
 from ._common import as_points, distance_matrix
 
 __all__ = [
@@ -104,8 +105,6 @@ def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
     if start is None:
         start = int(np.random.default_rng(seed).integers(n))
     if not 0 <= int(start) < n:
-        from ..errors import ParameterError
-
         raise ParameterError(f"start must be in range({n}), got {start}")
     return _nn_kernel(distance_matrix(A), int(start))
 
@@ -244,8 +243,6 @@ def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
     >>> insertion_tour([[0.0], [5.0], [1.0], [2.0]], "farthest", start=0).tolist()
     [0, 2, 3, 1]
     """
-    from ..errors import ParameterError
-
     if rule not in INSERTION_RULES:
         raise ParameterError(f"unknown insertion rule {rule!r}; choose one of {INSERTION_RULES}")
     A = as_points(X)

@@ -111,6 +111,15 @@ def build_model(D, duals, eta, nodes, edges, *, formulation="compact", banned=()
             M.z[e] for e in incident[v]) if incident[v] else M.y[v] == 0)
         M.n2n = pyo.Constraint(M.A, rule=lambda M, a: M.y[ends[a][1]]
                                - (eta - 1) * M.z[ends[a][0]] >= 0)
+    elif formulation == "nodes":
+        # not model (14): the classical edge-and-node model (seed 001 ref. [20]) for
+        # comparison; x_v = 1 iff v in C, deg(v) = (η−1) x_v, z_ij ≤ x_i
+        M.N = pyo.RangeSet(0, nodes.size - 1)
+        M.x = pyo.Var(M.N, domain=pyo.Binary)
+        M.degree = pyo.Constraint(M.N, rule=lambda M, v: pyo.quicksum(
+            M.z[e] for e in incident[v]) == (eta - 1) * M.x[v])
+        M.card = pyo.Constraint(expr=pyo.quicksum(M.x[v] for v in M.N) == eta)
+        M.n2n = pyo.Constraint(M.A, rule=lambda M, a: M.x[ends[a][1]] - M.z[ends[a][0]] >= 0)
     elif formulation == "paper":
         def n2n(M, a):
             e, i, _ = ends[a]
@@ -119,7 +128,8 @@ def build_model(D, duals, eta, nodes, edges, *, formulation="compact", banned=()
                 if others else M.z[e] <= (1 if eta == 2 else 0)
         M.n2n = pyo.Constraint(M.A, rule=n2n)
     else:
-        raise ParameterError(f"formulation must be 'compact' or 'paper', got {formulation!r}")
+        raise ParameterError(f"formulation must be 'compact', 'paper' or 'nodes', "
+                             f"got {formulation!r}")
     M.cuts = pyo.ConstraintList()
     pos = {int(v): p for p, v in enumerate(nodes)}
     edge_id = {(int(i), int(j)): e for e, (i, j) in enumerate(edges.tolist())}
@@ -202,6 +212,10 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
     if clock.expired():
         return done(False, None, "time_limit")
     solver, kw = _solver(clock.remaining(), solver_options)
+    solver.set_instance(M)  # translate to HiGHS now, so the limit below is HiGHS's own time
+    info["seconds_build"] = clock.elapsed()
+    if clock.expired():
+        return done(False, None, "time_limit")
 
     if triangle_cuts:
         m = nodes.size
