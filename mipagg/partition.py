@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
+from numba import njit
 
 from .errors import DataError
 
@@ -28,8 +29,25 @@ def sse_of_groups(X: np.ndarray, groups: Iterable[Sequence[int]]) -> float:
     return sum(group_sse(X, g) for g in groups)
 
 
+@njit(cache=True)
+def _relabel_dense(labels, size):
+    code = np.full(size, -1, dtype=np.int64)
+    out = np.empty(labels.size, dtype=np.int64)
+    nxt = 0
+    for i in range(labels.size):
+        lab = labels[i]
+        if code[lab] < 0:
+            code[lab] = nxt
+            nxt += 1
+        out[i] = code[lab]
+    return out
+
+
 def _canonical(labels: np.ndarray) -> np.ndarray:
-    """Relabel groups 0..g-1 in order of first appearance."""
+    """Relabel groups 0..g-1 in order of first appearance (O(n) for dense labels)."""
+    top = int(labels.max())
+    if top <= 4 * labels.size:
+        return _relabel_dense(labels.astype(np.int64, copy=False), top + 1)
     _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(first.size)

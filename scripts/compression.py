@@ -24,6 +24,5 @@ def build(data, quick):
                  name="compression-quick" if quick else "compression", missing="skip")]
 
 
-
 if __name__ == "__main__":
     sys.exit(script_main("compression", __doc__, build, il_by_k_report))

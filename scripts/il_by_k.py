@@ -31,6 +31,5 @@ def build(data, quick):
                  name="il-by-k-quick" if quick else "il-by-k", missing="skip")]
 
 
-
 if __name__ == "__main__":
     sys.exit(script_main("il_by_k", __doc__, build, il_by_k_report))

@@ -27,9 +27,8 @@ def build(data, quick):
     methods = [MethodEntry("mdav", label="MDAV"), MethodEntry("vmdav", label="V-MDAV"),
                MethodEntry("mdav-lk-mhm", label="MDAV-LK-MHM")]
     methods += [MethodEntry("tsp-mhm", {"tour": t}, label=lab) for t, lab in tours]
-    names = ("census",) if quick else ("census", "tarragona")
-    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in names], methods,
-                 k=(3, 4) if quick else (3, 4, 5, 6), seeds=range(5 if quick else 50),
+    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in ("census", "tarragona")], methods,
+                 k=(3, 4, 5, 6), seeds=range(5 if quick else 50),
                  name="tsp-heuristics-quick" if quick else "tsp-heuristics", missing="skip")]
 
 

@@ -371,3 +371,48 @@ def test_dask_local_cluster_with_hard_limit(tiny_grid):
     out = run_grid(tiny_grid, dask, scheduler="local", jobs=1, progress=False)
     assert out.ok == 8
     assert _results(dask) == _results(plain)
+
+
+def _slowish(X, k):
+    from mipagg.partition import Partition
+
+    time.sleep(0.15)
+    return Partition(np.zeros(len(X), dtype=int), X)
+
+
+def test_killed_command_resumes_only_missing_runs(tmp_path):
+    """SIGKILL a running `mipagg experiment`, rerun it: only the missing runs are done."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    grid = _write(tmp_path, "name='kill'\nk=[2]\n[[instances]]\ngenerator='normal_small'\n"
+                            "count=20\n[[methods]]\nname='slowish'\n"
+                            f"target='{__name__}:_slowish'\n")
+    db = tmp_path / "kill.sqlite"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "mipagg.cli", "experiment", str(grid), "--db", str(db),
+           "--jobs", "1", "--quiet"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stored = 0
+    deadline = time.monotonic() + 60
+    while stored < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        if db.exists():
+            with ResultStore(db) as store:
+                stored = store.count()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with ResultStore(db) as store:
+        first = store.done_keys()
+    if not 0 < len(first) < 20:
+        pytest.skip(f"could not kill the grid midway ({len(first)} of 20 runs stored)")
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"{len(first)} already stored, {20 - len(first)} run now" in out.stdout
+    with ResultStore(db) as store:
+        assert store.count() == store.count("ok") == 20
+        assert first <= store.done_keys()

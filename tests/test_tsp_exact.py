@@ -145,3 +145,24 @@ def test_exact_tour_100_census_records_fast(census):
     t, length, proven = exact_tour(X, time_limit=60)
     assert proven and time.perf_counter() - t0 < 60
     assert length <= tour_length(X, tour(X, "oropt", seed=0)) + 1e-9
+
+
+def test_exact_hamiltonian_path_refuses_unproven():
+    from mipagg.errors import SolverError
+
+    X = np.random.default_rng(4).normal(size=(150, 2))
+    with pytest.raises(SolverError, match="no proof"):
+        hamiltonian_path(X, "exact", time_limit=1e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, published", [("census", 1173.23), ("tarragona", 772.62)])
+def test_optimal_path_of_full_file(name, published, request):
+    """Proven-optimal Hamiltonian path of the whole file (dummy node); seed 003
+    Tables 5.2/5.3 report Concorde paths of 1173.23 / 772.62, which the
+    optimum cannot exceed (ours: 1169.4533 / 770.5527, see docs/bench/tours.md)."""
+    inst = request.getfixturevalue(name)
+    p, length, proven = exact_path(inst.X, time_limit=1800)
+    assert proven and sorted(p.tolist()) == list(range(inst.n))
+    assert length <= published
+    assert length <= path_length(inst.X, hamiltonian_path(inst.X, "lkh", seed=1)) + 1e-9

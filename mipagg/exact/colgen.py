@@ -3,8 +3,8 @@
 Seed 001 section 5: the restricted master LP (9) is solved (master phase),
 its fractional solution is rounded by SimpleRoundingHeuristic and
 RoundingMSTHeuristic, and its duals feed the PricingProblem routine of
-section 5.1 (heuristic pricing first, then exact pricing chosen by Table 2).
-On top of the seed, this module
+section 5.1 (heuristic pricing first, then exact pricing chosen by Table 2
+or by the rule measured for this package).  On top of the seed, this module
 
 * computes a certified Farley-type Lagrangian bound whenever pricing was exact
   for every cluster size and stops as soon as it closes the gap (to the LP
@@ -13,7 +13,11 @@ On top of the seed, this module
   best Lagrangian bound), falling back to the true duals on a mispricing, so
   optimality is only ever concluded from pricing at the master duals;
 * honours ``time_limit`` and ``max_iterations``, returning the best partition
-  and only a certified bound (or none).
+  and only a certified bound (or none);
+* closes a remaining gap exactly when it is cheap: every cluster whose reduced
+  cost at the certified duals is below UB − LB is enumerated and the integer
+  master over them is solved (reduced-cost column enumeration; any better
+  partition can only use such clusters, since SSE(π) = Σλ + Σ_{C∈π} w̄_C).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ..partition import Partition
 from ..univariate import check_k
 from .bounds import gap, lagrangian_bound
 from .master import MasterProblem, squared_distances
+from .pricing import reduced_cost
 from .rounding import rounding_mst, simple_rounding
 
 __all__ = ["column_generation", "ColumnGenerationResult", "IterationLog", "table2_exact_mode",
@@ -74,9 +79,11 @@ def pricing_round(D, duals, k, mode, *, complete=False, max_columns=10, tol=1e-9
     routine chosen by ``exact_rule`` ("table2": :func:`table2_exact_mode`;
     "measured": :func:`mipagg.exact.pricing.exact_mode`, re-measured for this
     package's pricing codes), stopping at the first η that yields columns.
-    ``"heuristic"``, ``"enumeration"`` and ``"ilp"`` use that routine alone.  With ``complete=True``, once an exact routine has been called the
+    ``"heuristic"``, ``"enumeration"`` and ``"ilp"`` use that routine alone.
+    With ``complete=True``, once an exact routine has been called the
     remaining sizes are priced exactly too (so the Lagrangian bound at these
-    duals is certified); with ``mode`` exact, every size is priced.
+    duals is certified); with ``mode`` exact, every size is then priced.
+    Costs one pricing call per size tried (exponential worst case when exact).
     """
     from .pricing import exact_mode, price
 
@@ -175,13 +182,14 @@ class ColumnGenerationResult:
     iterations: int
     columns: list
     sse_mdav: float
-    sse_vmdav: float | None
+    sse_vmdav: float
     sse_srh: float | None
     sse_msth: float | None
     log: list
     seconds: dict
     pricing: str = "auto"
     stabilization: str | None = None
+    integral_master: bool = False     # the last master LP solution was integral
     gap_closing: str = "not_needed"   # "not_needed" | "optimal" | "too_many_columns" |
                                       # "time_limit" | "skipped" | "disabled" | HiGHS status
 
@@ -204,7 +212,7 @@ class ColumnGenerationResult:
                 "sse_mdav": self.sse_mdav, "sse_vmdav": self.sse_vmdav,
                 "sse_msth": self.sse_msth, "sse_srh": self.sse_srh, **self.gaps(),
                 "pricing": self.pricing, "stabilization": self.stabilization,
-                "gap_closing": self.gap_closing,
+                "gap_closing": self.gap_closing, "integral_master": self.integral_master,
                 **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
@@ -218,16 +226,24 @@ def _initial_partition(initial, X, k) -> Partition:
     return p
 
 
-def _integral_partition(master, sol, X, tol=1e-6):
-    """The partition of an integral master solution, else None."""
+def _rounding_step(X, D, k, master, sol, tol=1e-6):
+    """Steps 5(b)-(c) of MicroaggregationHeuristicMP (seed 001 §5.2): the
+    partition of an integral master solution, else the SimpleRoundingHeuristic
+    and (if feasible) RoundingMSTHeuristic partitions.  Returns (partitions,
+    integral)."""
     x = sol.x
     if np.all((x < tol) | (x > 1 - tol)):
-        return Partition.from_groups([master.columns[j] for j in np.flatnonzero(x > 0.5)], X)
-    return None
+        chosen = [master.columns[j] for j in np.flatnonzero(x > 0.5)]
+        return [Partition.from_groups(chosen, X)], True
+    out = [simple_rounding(X, master.columns, x, k, weights=master.weights)]
+    p_msth = rounding_mst(X, master.columns, x, k, D=D)
+    if p_msth is not None:
+        out.append(p_msth)
+    return out, False
 
 
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
-                      stabilization="wentges", alpha=0.5, lagrangian=True, gap_tol=1e-6,
+                      stabilization=None, alpha=0.5, lagrangian=True, gap_tol=1e-6,
                       initial=None, max_columns=10, gamma=0.2, exact_rule="measured",
                       close_gap=True, close_gap_max_columns=100_000) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
@@ -247,11 +263,16 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         docs/bench/cg.md).
     time_limit, max_iterations : stop early with the best partition and the
         best certified bound so far (status "time_limit"/"iteration_limit").
-    stabilization : None or "wentges" (price at α·center + (1−α)·λ; on a
-        mispricing re-price at the master duals λ).  alpha : smoothing weight.
+    stabilization : None (default) or "wentges": price at α·center + (1−α)·λ,
+        center = the duals with the best Lagrangian bound (before any bound,
+        the last priced duals); on a mispricing re-price at the master duals
+        λ, so optimality is only concluded at λ.  alpha : smoothing weight.
+        Measured slower on the paper instances (docs/bench/cg.md), hence off.
     lagrangian : when an iteration calls exact pricing, price every size
-        exactly so the Lagrangian bound is certified, and stop when it is
-        within ``gap_tol`` (relative) of the LP value or of the best SSE.
+        exactly so the Lagrangian bound is certified (an anytime bound under
+        ``time_limit``), and stop when it is within ``gap_tol`` (relative) of
+        the LP value or of the best SSE.  ``False`` is the seed's routine
+        (stop at the first size with columns).
     initial : an extra k-feasible partition (labels or Partition) whose groups
         seed the master, next to those of MDAV and V-MDAV (``gamma``).
     max_columns : columns per pricing call.
@@ -324,6 +345,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     log: list[IterationLog] = []
     t_master = t_pricing = t_rounding = 0.0
     status, lp_value = None, None
+    integral_master = False
     it = 0
 
     def close(a, b):  # a ≥ b within the relative tolerance
@@ -351,19 +373,13 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
 
         # (b)-(c) integral master solution or rounding
         t0 = time.perf_counter()
-        p_int = _integral_partition(master, sol, X)
-        if p_int is not None:
-            candidates = [p_int]
-        else:
-            p_srh = simple_rounding(X, master.columns, sol.x, k, weights=master.weights)
-            p_msth = rounding_mst(X, master.columns, sol.x, k, D=D)
-            s = p_srh.sse()
-            sse_srh = s if sse_srh is None else min(sse_srh, s)
-            candidates = [p_srh]
-            if p_msth is not None:
-                s = p_msth.sse()
-                sse_msth = s if sse_msth is None else min(sse_msth, s)
-                candidates.append(p_msth)
+        candidates, integral_master = _rounding_step(X, D, k, master, sol)
+        if not integral_master:
+            s_srh = candidates[0].sse()
+            sse_srh = s_srh if sse_srh is None else min(sse_srh, s_srh)
+            if len(candidates) > 1:
+                s_msth = candidates[1].sse()
+                sse_msth = s_msth if sse_msth is None else min(sse_msth, s_msth)
         for p in candidates:
             s = p.sse()
             if s < best_sse:
@@ -379,11 +395,11 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
                            max_columns=max_columns, tol=tol, deadline=deadline,
                            exact_rule=exact_rule)
         rounds = [(lam_p, price_at(lam_p))]
-        improving = [c for c in rounds[0][1].columns if _rc(D, lam, c) < -tol]
+        improving = [c for c in rounds[0][1].columns if reduced_cost(D, lam, c, len(c)) < -tol]
         mispriced = smoothing and not improving and not rounds[0][1].timed_out
         if mispriced:
             rounds.append((lam, price_at(lam)))
-            improving = [c for c in rounds[1][1].columns if _rc(D, lam, c) < -tol]
+            improving = [c for c in rounds[1][1].columns if reduced_cost(D, lam, c, len(c)) < -tol]
         timed_out = any(r.timed_out for _, r in rounds)
         lb_it = lb_true = None
         for mu, r in rounds:
@@ -450,7 +466,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         sse_srh=sse_srh, sse_msth=sse_msth, log=log,
         seconds={"master": t_master, "pricing": t_pricing, "rounding": t_rounding,
                  "close_gap": t_close, "total": total},
-        gap_closing=gap_closing,
+        gap_closing=gap_closing, integral_master=integral_master,
         pricing=pricing, stabilization=stabilization)
 
 
@@ -460,7 +476,7 @@ def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
     and solve the set-partitioning MIP over them and the groups of ``best``.
     Returns (outcome, optimal Partition or None)."""
     from .bounds import columns_below
-    from .master import set_partitioning_mip
+    from .master import cluster_weight, set_partitioning_mip
 
     n = D.shape[0]
     columns = [g for g in best.groups()]
@@ -473,15 +489,10 @@ def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
         columns.extend(found)
         if deadline is not None and time.perf_counter() >= deadline:
             return "time_limit", None
-    weights = [float(D[np.ix_(c, c)].sum()) / (2.0 * len(c)) for c in columns]
+    weights = [cluster_weight(D, c) for c in columns]
     left = None if deadline is None else deadline - time.perf_counter()
     status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
                                              start=range(best.n_groups))
     if status != "optimal":
         return status, None
     return "optimal", Partition.from_groups([columns[j] for j in chosen], X)
-
-
-def _rc(D, duals, cluster) -> float:
-    c = np.asarray(cluster, dtype=np.intp)
-    return float(D[np.ix_(c, c)].sum()) / (2.0 * c.size) - float(duals[c].sum())

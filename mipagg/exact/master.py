@@ -17,19 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError, SolverError
+from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
 __all__ = ["MasterProblem", "MasterSolution", "squared_distances", "cluster_weight"]
-
-
-def squared_distances(X: np.ndarray) -> np.ndarray:
-    """(n, n) matrix of squared Euclidean distances between the rows of ``X``
-    (the edge weights c_e of seed 001 section 4.2).  O(n² p)."""
-    X = np.asarray(X, dtype=float)
-    sq = (X * X).sum(axis=1)
-    D = sq[:, None] + sq[None, :] - 2.0 * (X @ X.T)
-    np.maximum(D, 0.0, out=D)
-    np.fill_diagonal(D, 0.0)
-    return D
 
 
 def cluster_weight(D: np.ndarray, cluster) -> float:

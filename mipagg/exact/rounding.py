@@ -77,12 +77,20 @@ def simple_rounding(X: np.ndarray, columns, x, k: int, *, weights=None) -> Parti
 
 
 def edge_values(n: int, columns, x, *, tol: float = 1e-12) -> np.ndarray:
-    """z_ij = Σ_{C ∋ i,j} x_C (step 1 of RoundingMSTHeuristic), as a dense (n, n) matrix."""
-    z = np.zeros((n, n))
-    for c, xc in zip(columns, x):
-        if xc > tol:
-            c = np.asarray(c, dtype=np.intp)
-            z[np.ix_(c, c)] += xc
+    """z_ij = Σ_{C ∋ i,j} x_C (step 1 of RoundingMSTHeuristic), as a dense (n, n)
+    matrix: z = A·diag(x)·Aᵀ for the record-column incidence matrix A of the
+    columns with x_C > tol.  O(n² + Σ|C|²)."""
+    from scipy.sparse import csc_matrix
+
+    x = np.asarray(x, dtype=float)
+    keep = np.flatnonzero(x > tol)
+    if keep.size == 0:
+        return np.zeros((n, n))
+    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
+    sizes = np.array([c.size for c in cols])
+    A = csc_matrix((np.ones(sizes.sum()), np.concatenate(cols),
+                    np.concatenate(([0], np.cumsum(sizes)))), shape=(n, keep.size))
+    z = (A.multiply(x[keep][None, :]) @ A.T).toarray()
     np.fill_diagonal(z, 0.0)
     return z
 

@@ -154,9 +154,10 @@ def _dead(run: Run, inst: Instance, status: str, error: str, t0: float) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _warm_up(method: str, options: str, improve: str | None, k: int, p: int) -> None:
-    """Run the method once here on a tiny random instance, so that forked
-    children find its modules imported and its compiled kernels loaded (else
-    every child pays the numba cache load, about a second).  Errors are left
+    """Run the method once here on a tiny random instance, so that its modules
+    are imported and its compiled kernels loaded before the timed run: the
+    first run in a worker does not pay the numba cache load (about a second),
+    and forked children (hard time limit) do not each pay it.  Errors are left
     to the real run to report."""
     rng = np.random.default_rng(0)
     tiny = Instance(rng.normal(size=(2 * k + 1, p)), tuple(f"x{j}" for j in range(p)), "warm-up")
@@ -179,7 +180,6 @@ def _preload(run: Run, inst: Instance) -> None:
 
 
 def _execute_forked(run: Run, inst: Instance) -> dict:
-    _preload(run, inst)
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(run, inst, send), daemon=True)
@@ -224,8 +224,10 @@ def execute(run: Run, inst: Instance) -> dict:
     """Execute one run and return its record; never raises.
 
     Without a hard limit the run executes here; with one, in a child process
-    killed when the limit is reached (status ``timeout``).
+    killed when the limit is reached (status ``timeout``).  A registered
+    method is first warmed up once per process (see :func:`_warm_up`).
     """
+    _preload(run, inst)
     if run.hard_limit is None:
         return _execute_here(run, inst)
     if os.name == "posix" and not mp.current_process().daemon:

@@ -1,13 +1,13 @@
 """Tour improvement: 2-opt and Or-opt local search with neighbour lists.
 
-Seed 003 (thesis) §2.2.3 ("k-Opt heuristics") and Table 3.4 use "2-Opt" tours (R package TSP,
-``two_opt``); seed 002 §3 recalls Heaton & Mukherjee's use of 2-opt/3-opt to
+Seed 003 (thesis) §2.2.3 ("k-Opt heuristics") and Table 3.4 use "2-Opt"
+tours (R package TSP, ``two_opt``); seed 002 §3 recalls Heaton & Mukherjee's use of 2-opt/3-opt to
 refine microaggregation paths.  Here both moves are the textbook ones
 (Croes 1958 for 2-opt, Or 1976 for moving a segment of 1–3 records) made fast
 with the classical speed-ups of Bentley (1992) / Johnson & McGeoch (1997):
 
 * candidate lists — each record only looks at its ``neighbours`` nearest
-  records (k-d tree query, O(n log n));
+  records (sorted distance rows up to n = 2 000, a k-d tree query above);
 * the gain criterion — a move is only tried when its first new edge is
   shorter than the edge it removes (complete for 2-opt when the lists hold
   every record);
@@ -287,10 +287,6 @@ def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=
 # --------------------------------------------------------------------------
 # readable reference versions (tests)
 # --------------------------------------------------------------------------
-def _len(D, t):
-    return float(sum(D[t[i], t[(i + 1) % len(t)]] for i in range(len(t))))
-
-
 def two_opt_reference(D: np.ndarray, tour) -> np.ndarray:
     """Plain first-improvement 2-opt over all O(n²) pairs of edges, repeated
     until no move shortens the tour by more than 1e-10.  O(n²) per pass."""

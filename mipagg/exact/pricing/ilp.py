@@ -16,7 +16,10 @@ fractional LP solutions as cuts before the MIP solve (section 4.2, end).
 ``formulation="compact"`` (default) writes (12) as y_i − (η−1) z_ij ≥ 0 with
 one continuous y_i = Σ_{e∈δ(i)} z_e per record, i.e. the same polyhedron
 projected, with O(n²) instead of O(n³) nonzeros; ``"paper"`` writes (12)
-literally.
+literally; ``"nodes"`` is not model (14) but the classical edge-and-node
+model (binary x_v, deg(v) = (η−1)·x_v, z_ij ≤ x_i, Σ x = η) kept for
+comparison.  Building the full model at n = 200 in Pyomo takes about 3 s
+(compact), 5 s (nodes), 27 s (paper) on the benchmark machine.
 
 Provably valid size reduction (``reduce=True``): a greedy cluster gives an
 upper bound U on the minimum.  Every cluster satisfies
@@ -208,9 +211,7 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
     if edges.shape[0] < eta * (eta - 1) // 2:  # no clique of size eta beats the bound
         return done(ub_cluster is not None, ub if ub_cluster is not None else None, "optimal")
     M = build_model(D, duals, eta, nodes, edges, formulation=formulation, banned=banned)
-    info["seconds_build"] = clock.elapsed()
-    if clock.expired():
-        return done(False, None, "time_limit")
+    info["seconds_pyomo"] = clock.elapsed()
     solver, kw = _solver(clock.remaining(), solver_options)
     solver.set_instance(M)  # translate to HiGHS now, so the limit below is HiGHS's own time
     info["seconds_build"] = clock.elapsed()
