@@ -120,12 +120,43 @@ def path_rows(X, name, make_path, seeds, improve):
     return rows
 
 
-def run_dataset(name, repeats, quick):
+SECTIONS = ("baseline", "hm2", "mdavlk", "compress", "mftsp")
+
+
+def run_dataset(name, repeats, quick, sections=SECTIONS):
     inst = read_csv(DATA / f"{name}.csv")
     X = inst.X
     seeds = child_seeds(2024, repeats)
     rows = []
+    if "baseline" in sections:
+        rows += baseline_rows(X)
+    if "hm2" in sections:
+        tours = ("nn", "oropt") if quick else ("nn", "farthest", "oropt", "lkh")
+        for tour in tours:
+            rows += path_rows(X, f"(HM)²-Micro {tour}",
+                              lambda s, tour=tour: hamiltonian_path(X, tour, seed=s),
+                              seeds, improve=tour in ("lkh", "oropt"))
+    if "mdavlk" in sections:
+        t0 = time.perf_counter()
+        mlk = {k: mdav_lk_mhm(X, k) for k in KS}
+        rows.append(("MDAV-LK-MHM (2-opt+Or-opt)", [f"{mlk[k].partition.il():.4f}" for k in KS],
+                     f"{mlk[3].path_length:.2f} (k=3)",
+                     f"{(time.perf_counter() - t0) / len(KS):.2f} s"))
+    if "compress" in sections:
+        ctour = "oropt" if quick else "lkh"
+        for c in (2, 3):
+            for inner in ("centroid", "chain"):
+                rows += path_rows(X, f"C{c}-C-MHM ({ctour}, {inner})",
+                                  lambda s, c=c, inner=inner: compression_path(
+                                      X, c, ctour, seed=s, inner=inner)[0],
+                                  seeds, improve=False)
+    if "mftsp" in sections:
+        rows.append(mftsp_row(X))
+    print_tables(name, X, repeats, rows)
 
+
+def baseline_rows(X):
+    rows = []
     t0 = time.perf_counter()
     parts = {k: mdav(X, k) for k in KS}
     rows.append(("MDAV", [f"{parts[k].il():.4f}" for k in KS], "",
@@ -140,25 +171,10 @@ def run_dataset(name, repeats, quick):
     rows.append(("MDAV + RCS(0,0)",
                  [f"{random_cluster_shuffling(X, parts[k], k, probability=0).il():.4f}"
                   for k in KS], "", f"{(time.perf_counter() - t0) / len(KS):.2f} s"))
+    return rows
 
-    tours = ("nn", "oropt") if quick else ("nn", "farthest", "oropt", "lkh")
-    for tour in tours:
-        rows += path_rows(X, f"(HM)²-Micro {tour}",
-                          lambda s, tour=tour: hamiltonian_path(X, tour, seed=s),
-                          seeds, improve=tour in ("lkh", "oropt"))
 
-    t0 = time.perf_counter()
-    mlk = {k: mdav_lk_mhm(X, k) for k in KS}
-    rows.append(("MDAV-LK-MHM (2-opt+Or-opt)", [f"{mlk[k].partition.il():.4f}" for k in KS],
-                 f"{mlk[3].path_length:.2f} (k=3)",
-                 f"{(time.perf_counter() - t0) / len(KS):.2f} s"))
-
-    ctour = "oropt" if quick else "lkh"
-    for c in (2, 3):
-        rows += path_rows(X, f"C{c}-C-MHM ({ctour})",
-                          lambda s, c=c: compression_path(X, c, ctour, seed=s)[0],
-                          seeds, improve=False)
-
+def mftsp_row(X):
     t0 = time.perf_counter()
     P = start_paths(X, "nn")
     t_paths = time.perf_counter() - t0
@@ -167,9 +183,11 @@ def run_dataset(name, repeats, quick):
     for k in KS:
         groups = mf_tsp_groups(neighbourhood_matrix(P, k - 1), X, k)
         ils.append(f"{Partition.from_groups(groups, X).il():.4f}")
-    rows.append(("MF-TSP (nn paths from every start)", ils, "",
-                 f"{t_paths:.1f} s paths + {(time.perf_counter() - t0) / len(KS):.1f} s/k"))
+    return ("MF-TSP (nn paths from every start)", ils, "",
+            f"{t_paths:.1f} s paths + {(time.perf_counter() - t0) / len(KS):.1f} s/k")
 
+
+def print_tables(name, X, repeats, rows):
     head = ["method"] + [f"k={k}" for k in KS] + ["path length", "time"]
     print(f"\n### {name} (n={X.shape[0]}, p={X.shape[1]}, {repeats} repeats; "
           "cells: mean (σ) min/max)\n")
@@ -183,7 +201,7 @@ def run_dataset(name, repeats, quick):
     print("|" + "---|" * (len(KS) + 1))
     for label, vals in PUBLISHED[name].items():
         print(f"| {label} | " + " | ".join("—" if v is None else f"{v:.4f}" for v in vals) + " |")
-    if name == "census":
+    if name == "census" and any(r[0] == "MDAV" for r in rows):
         print("\nMDAV + RCS(probability 0) vs seed 003 Table 6.1 (Census):\n")
         print("| k | MDAV | ours | published |\n|---|---|---|---|")
         for k, pub in RCS_PUBLISHED.items():
@@ -197,6 +215,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2 repeats, no LKH (about a minute)")
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--datasets", default="tarragona,census")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help=f"comma list out of {', '.join(SECTIONS)}")
     args = ap.parse_args()
     repeats = args.repeats or (2 if args.quick else 20)
     print(f"Machine: {machine()}")
@@ -204,7 +224,7 @@ def main():
         if not (DATA / f"{name}.csv").is_file():
             print(f"\n{name}: {DATA / name}.csv not available, skipped")
             continue
-        run_dataset(name, repeats, args.quick)
+        run_dataset(name, repeats, args.quick, args.sections.split(","))
 
 
 if __name__ == "__main__":

@@ -279,3 +279,17 @@ def test_columns_below_and_mip_match_references():
     w = [float(D[np.ix_(c, c)].sum()) / (2 * len(c)) for c in cols]
     status, value, chosen = set_partitioning_mip(11, cols, w)
     assert status == "optimal" and value == pytest.approx(opt, rel=1e-9)
+
+
+@pytest.mark.parametrize("X,k,opt", [
+    (np.arange(3.0)[:, None], 3, 2.0),                       # n = k: one group
+    (np.arange(4.0)[:, None], 3, 5.0),                       # k <= n < 2k
+    (np.ones((9, 2)), 3, 0.0),                               # all records identical
+    (np.r_[np.zeros(6), np.ones(6)][:, None], 4, 0.0),       # ties, two exact blocks
+])
+def test_degenerate_instances(X, k, opt):
+    r = column_generation(X, k)
+    assert r.status == "optimal" and r.exact
+    assert r.sse == pytest.approx(opt, abs=1e-12)
+    assert r.lower_bound == pytest.approx(opt, abs=1e-9)
+    assert r.partition.is_feasible(k)

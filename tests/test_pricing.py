@@ -233,6 +233,8 @@ def test_bad_input():
         price(D, np.zeros(5), 3, "ilp")
     with pytest.raises(DataError):
         price(-D, np.zeros(6), 3, "enumeration")
+    with pytest.raises(DataError):
+        price(D + np.triu(np.ones((6, 6)), 1), np.zeros(6), 3, "heuristic")
     with pytest.raises(ParameterError):
         price(D, np.zeros(6), 3, "enumeration", time_limit=0)
     with pytest.raises(DataError):

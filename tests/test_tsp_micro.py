@@ -68,10 +68,20 @@ def test_compress_feasible_and_decompression_order(data, c, tour):
     d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
     pos = np.empty(len(X), int)
     pos[order] = np.arange(len(X))
+    chain, _ = compression_path(X, c, tour, seed=5, inner="chain")
+    cpos = np.empty(len(X), int)
+    cpos[chain] = np.arange(len(X))
     for g in (mdav_groups(X, c) if c > 1 else []):
         p = np.sort(pos[g])
         assert p[-1] - p[0] == len(g) - 1  # contiguous on the path
         assert np.all(np.diff(d[order[p]]) >= 0)
+        q = np.sort(cpos[g])
+        assert q[-1] - q[0] == len(g) - 1  # same clusters, same cluster order
+        assert q[0] == p[0]
+        if q[0] > 0:  # chain: the first record is the nearest to the previous one
+            prev = X[chain[q[0] - 1]]
+            assert ((X[chain[q[0]]] - prev) ** 2).sum() == pytest.approx(
+                ((X[g] - prev) ** 2).sum(axis=1).min())
 
 
 @settings(max_examples=20, deadline=None)
@@ -131,6 +141,8 @@ def test_bad_options():
         compress(X, 3, c=0)
     with pytest.raises(ParameterError):
         compress(X, 3, c=13)
+    with pytest.raises(ParameterError):
+        compress(X, 3, c=2, inner="random")
     with pytest.raises(ParameterError):
         mf_tsp(X, 3, window=0)
     with pytest.raises(ParameterError):

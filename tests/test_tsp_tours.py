@@ -265,3 +265,17 @@ def test_lkh_without_elkai_gives_clear_error(monkeypatch):
 def test_constructions_on_arbitrary_points(X):
     for method in ("nn", "farthest", "cheapest", "oropt"):
         assert _is_perm(tour(X, method, seed=0), X.shape[0])
+
+
+@pytest.mark.parametrize("method", ["nn", "nearest", "farthest", "cheapest"])
+def test_tours_from_every_start_match_single_calls(method):
+    from mipagg.tsp import tours_from_every_start
+
+    X = _points(15, seed=21)
+    T = tours_from_every_start(X, method)
+    for i in range(15):
+        single = (nearest_neighbor_tour(X, start=i) if method == "nn"
+                  else insertion_tour(X, method, start=i))
+        assert T[i].tolist() == single.tolist()
+    with pytest.raises(ParameterError):
+        tours_from_every_start(X, "arbitrary")

@@ -24,7 +24,9 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._common import as_points, distance_matrix, path_length, tour_length
-from .construction import insertion_tour, nearest_neighbor_tour, repetitive_nn_tour
+from .construction import (
+    insertion_tour, nearest_neighbor_tour, repetitive_nn_tour, tours_from_every_start,
+)
 from .exact import ExactTourResult, exact_matrix_tour, exact_path, exact_tour
 from .lkh import elkai_available, lkh_tour
 from .local_search import improve_tour
@@ -34,7 +36,8 @@ __all__ = [
     "TOUR_METHODS", "tour", "tour_length", "path_length", "tour_to_path",
     "hamiltonian_path", "improve_tour", "lkh_tour", "exact_tour", "exact_path",
     "exact_matrix_tour", "ExactTourResult", "nearest_neighbor_tour",
-    "repetitive_nn_tour", "insertion_tour", "elkai_available", "distance_matrix",
+    "repetitive_nn_tour", "insertion_tour", "tours_from_every_start", "elkai_available",
+    "distance_matrix",
 ]
 
 TOUR_METHODS = ("nn", "rnn", "nearest", "farthest", "cheapest", "arbitrary",

@@ -25,7 +25,7 @@ from ._common import as_points, distance_matrix
 
 __all__ = [
     "nearest_neighbor_tour", "repetitive_nn_tour", "insertion_tour",
-    "INSERTION_RULES",
+    "tours_from_every_start", "INSERTION_RULES",
 ]
 
 INSERTION_RULES = ("nearest", "farthest", "cheapest", "arbitrary")
@@ -260,3 +260,30 @@ def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
     order = rng.permutation(others) if rule == "arbitrary" else others
     code = {"nearest": 0, "farthest": 1, "arbitrary": 2}[rule]
     return _select_insert_kernel(D, start, code, order)
+
+
+def tours_from_every_start(X, method="nn") -> np.ndarray:
+    """(n, n) array whose row i is the ``method`` tour started at record i
+    (``"nn"`` or an insertion rule other than ``"arbitrary"``), computing the
+    distance matrix once — the n Hamiltonian paths of seed 003 ch. 3
+    (MF-TSP, Algorithm 1 lines 3–5).  O(n³) time, O(n²) memory.
+
+    >>> tours_from_every_start([[0.0], [5.0], [1.0]]).tolist()
+    [[0, 2, 1], [1, 2, 0], [2, 0, 1]]
+    """
+    if method != "nn" and method not in INSERTION_RULES[:3]:
+        raise ParameterError("method must be 'nn', 'nearest', 'farthest' or 'cheapest', "
+                             f"got {method!r}")
+    A = as_points(X)
+    n = A.shape[0]
+    D = distance_matrix(A)
+    out = np.empty((n, n), dtype=np.int64)
+    for i in range(n):
+        if method == "nn":
+            out[i] = _nn_kernel(D, i)
+        elif method == "cheapest":
+            out[i] = _cheapest_insert_kernel(D, i)
+        else:
+            others = np.delete(np.arange(n, dtype=np.int64), i)
+            out[i] = _select_insert_kernel(D, i, {"nearest": 0, "farthest": 1}[method], others)
+    return out

@@ -32,9 +32,10 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     """(HM)²-Micro (seed 002 §4, Algorithm 1; seed 003 chapter 4): a
     Hamiltonian path by the TSP heuristic ``tour`` with the dummy node
     (:func:`mipagg.tsp.hamiltonian_path`: LKH on the dummy-augmented matrix for
-    ``"lkh"``, the longest-edge cut of the tour otherwise), then MHM.  ``repeats`` runs with independent seeds (the random start node of
-    the heuristics, seed 002 §5.2); the best partition is returned and the
-    summary carries ``il_mean/il_std/il_min/il_max`` over the runs.
+    ``"lkh"``, the longest-edge cut of the tour otherwise), then MHM.
+    ``repeats`` runs with independent seeds (the random start node of the
+    heuristics, seed 002 §5.2); the best partition is returned and the summary
+    carries ``il_mean/il_std/il_min/il_max`` over the runs.
 
     Cost per run: the tour (O(n²) for the constructions, more for ``lkh``)
     plus O(k·n·p) for MHM.
@@ -64,7 +65,8 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, seed=None, repeats: int = 1) -> PathMi
     The seeds use Lin–Kernighan started from the MDAV path.  LKH (elkai)
     cannot be started from a given tour, so the improvement here is
     ``mipagg.tsp.improve_tour`` (2-opt + Or-opt with neighbour lists) started
-    from the MDAV path, which is what "LK" means in this implementation.
+    from the MDAV path, which is what "LK" means in this implementation.  That
+    search is deterministic, so ``repeats > 1`` repeats the same run.
     """
     from ..tsp import improve_tour, path_length, tour_to_path
 
@@ -73,10 +75,7 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, seed=None, repeats: int = 1) -> PathMi
     start = mdav_path(X, k)
 
     def make(s):
-        if X.shape[0] < 4:
-            order = start
-        else:
-            order = np.asarray(tour_to_path(X, improve_tour(X, start, seed=s)), dtype=np.int64)
+        order = np.asarray(tour_to_path(X, improve_tour(X, start, seed=s)), dtype=np.int64)
         return order, path_length(X, order)
 
     return run_repeats(X, k, make, seed=seed, repeats=repeats, tour="mdav+2opt/oropt",
@@ -91,11 +90,18 @@ def _check_c(c, n: int) -> int:
     return int(c)
 
 
-def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None):
+def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None,
+                     inner: str = "centroid"):
     """Phases 1-3 of Compress-TSP-MHM (seed 003 Algorithm 3): a c-partition by
     MDAV, a Hamiltonian path over its centroids, and decompression into a path
-    over all records, each cluster's records ordered by increasing distance to
-    the dataset centroid (Algorithm 3 line 8; ties by row index).
+    over all records.  ``inner`` orders each cluster's records:
+
+    * ``"centroid"`` (Algorithm 3 line 8 as written): increasing distance to
+      the dataset centroid, ties by row index;
+    * ``"chain"``: the record nearest to the previous record on the path
+      first, then nearest-next.  Not in the pseudocode, but its decompressed
+      path lengths are the ones seed 003 Table 5.2 reports (Census, c = 2:
+      ≈1314 against the published 1308.05; "centroid" gives ≈1414).
 
     Returns ``(order, compressed_path_length)``.  ``c = 1`` means no
     compression (the path over the records themselves, i.e. C-MHM).
@@ -109,21 +115,35 @@ def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None):
     groups = [np.array([i]) for i in range(n)] if c == 1 else mdav_groups(X, int(c))
     cents = np.array([X[g].mean(axis=0) for g in groups])
     hp = np.asarray(hamiltonian_path(cents, tour, seed=seed), dtype=np.int64)
-    d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
-    order = np.concatenate([np.sort(groups[g])[np.argsort(d[np.sort(groups[g])], kind="stable")]
-                            for g in hp])
+    if inner == "centroid":
+        d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
+        order = np.concatenate([np.sort(groups[g])[np.argsort(d[np.sort(groups[g])],
+                                                              kind="stable")] for g in hp])
+    elif inner == "chain":
+        order, prev = [], None
+        for g in hp:
+            rows = np.sort(groups[g])
+            while rows.size:
+                t = 0 if prev is None else int(np.argmin(((X[rows] - X[prev]) ** 2).sum(axis=1)))
+                prev = int(rows[t])
+                order.append(prev)
+                rows = np.delete(rows, t)
+        order = np.asarray(order, dtype=np.int64)
+    else:
+        raise ParameterError(f"inner must be 'centroid' or 'chain', got {inner!r}")
     return order, path_length(cents, hp)
 
 
 def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
-             repeats: int = 1) -> PathMicroResult:
+             repeats: int = 1, inner: str = "centroid") -> PathMicroResult:
     """Cc-C-MHM, compression for efficient TSP-based microaggregation (seed 003
     chapter 5, Algorithm 3): MDAV c-partition, tour over the ~n/c centroids,
     decompression, MHM.  The tour costs that of ``n/c`` points instead of n.
 
-    ``summary()`` has ``path_length`` of the decompressed path over all
-    records (the "Path Length" column of seed 003 Tables 5.2-5.4) and
-    ``compressed_path_length`` over the centroids.
+    ``inner`` orders the records inside each cluster (see
+    :func:`compression_path`).  ``summary()`` has ``path_length`` of the
+    decompressed path over all records (the "Path Length" column of seed 003
+    Tables 5.2-5.4) and ``compressed_path_length`` over the centroids.
 
     >>> import numpy as np
     >>> X = np.vstack([np.zeros((4, 2)), np.full((4, 2), 5.0)]) + np.arange(8)[:, None] / 100
@@ -139,10 +159,11 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     comp_lengths = []
 
     def make(s):
-        order, clen = compression_path(X, c, tour, seed=s)
+        order, clen = compression_path(X, c, tour, seed=s, inner=inner)
         comp_lengths.append(clen)
         return order, path_length(X, order)
 
-    res = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour, extra={"c": c})
+    res = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour,
+                      extra={"c": c, "inner": inner})
     res.extra["compressed_path_length"] = float(np.mean(comp_lengths))
     return res

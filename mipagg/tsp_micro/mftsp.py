@@ -30,6 +30,12 @@ Choices where the pseudocode is ambiguous (all tested in
   2k.  Seed 000's running example (Tables VI-VII) shows a third group built
   from 5 remaining records, which contradicts its own line 11; we follow the
   pseudocode.
+
+Published intermediate numbers: from the 9 Concorde paths of seed 003 (3.1)
+the window-1 matrix is exactly the symmetrised (3.2), and the group building
+on it returns the groups (3.3).  Seed 000's Table V cannot come from 11
+paths with a ±2 window (four rows sum to more than 4·11), so it is used only
+to check the group building (its groups {1,2,3} and {8,10,11}).
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> 
     if n < 4:
         return np.array([np.r_[i, np.delete(np.arange(n), i)] for i in range(n)])
     if tour in START_HEURISTICS:
-        from ..tsp.construction import insertion_tour, nearest_neighbor_tour
+        from ..tsp import insertion_tour, nearest_neighbor_tour
 
         if tour == "nn":
             return np.array([nearest_neighbor_tour(X, start=i) for i in range(n)])
@@ -144,6 +150,9 @@ def mf_tsp_groups(N: np.ndarray, X: np.ndarray, k: int) -> list[np.ndarray]:
 
 @dataclass
 class MFTSPResult:
+    """MF-TSP outcome: the partition, the paths (one per row), the
+    neighbourhood matrix built from them, the tour method and the window."""
+
     partition: Partition
     paths: np.ndarray
     neighbourhood: np.ndarray

@@ -84,6 +84,10 @@ def check_pricing_input(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
         raise DataError("D and duals must be finite")
     if (D < 0).any():
         raise DataError("D must hold squared distances (non-negative)")
+    scale = max(float(D.max(initial=0.0)), 1.0)
+    if np.abs(np.diag(D)).max(initial=0.0) > 1e-12 * scale or \
+            not np.allclose(D, D.T, rtol=0.0, atol=1e-12 * scale):
+        raise DataError("D must be symmetric with a zero diagonal")
     if isinstance(eta, bool) or not isinstance(eta, (int, np.integer)) or eta < 2:
         raise ParameterError(f"eta must be an integer >= 2, got {eta!r}")
     if eta > n:

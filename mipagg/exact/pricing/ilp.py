@@ -224,7 +224,9 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
             z.domain = pyo.UnitInterval
         n_cuts = 0
         for _ in range(cut_rounds):
-            res = solver.solve(M, **{**kw, "time_limit": clock.remaining()})
+            left = clock.remaining()
+            res = solver.solve(M, **{**kw, "time_limit": None if left is None
+                                     else max(left, 1e-3)})
             if res.termination_condition.name != "convergenceCriteriaSatisfied":
                 break
             res.solution_loader.load_vars()
@@ -264,8 +266,9 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
                 found[c] = rc
             info["ilp_objective"] = rc
     if term == "convergenceCriteriaSatisfied":
-        best = min([ub] + ([info["ilp_objective"]] if "ilp_objective" in info else []))
-        return done(True, best, "optimal")
+        if "ilp_objective" not in info:  # not a clique of size eta: should not happen
+            return done(False, None, "error")
+        return done(True, min(ub, info["ilp_objective"]), "optimal")
     if term in ("provenInfeasible", "infeasibleOrUnbounded"):
         # every clique of the reduced graph is forbidden: the bound is the minimum
         return done(ub_cluster is not None, ub if ub_cluster is not None else None, "optimal")
