@@ -167,14 +167,16 @@ def test_property_lb_opt_heuristics(seed, n, k, dup):
 
 # ------------------------------------------------------------ limits
 def test_time_limit_returns_feasible_partition_and_valid_bound(census):
-    sub = census.subset(np.arange(60))
+    sub = census.subset(np.arange(200))
     full = column_generation(sub.X, 3, pricing="enumeration", close_gap=False)
     assert full.status in ("converged", "optimal")
-    r = column_generation(sub.X, 3, pricing="enumeration", time_limit=0.05)
-    assert r.status == "time_limit"
-    assert r.partition.is_feasible(3)
-    assert r.lower_bound is None or r.lower_bound <= full.lp_bound * (1 + REL)
-    assert r.summary()["status"] == "time_limit"
+    for limit in (1e-3, 0.3):     # before the first iteration / during the loop
+        r = column_generation(sub.X, 3, pricing="enumeration", time_limit=limit)
+        assert r.status == "time_limit"
+        assert r.partition.is_feasible(3) and r.sse <= r.sse_mdav
+        assert r.lower_bound is None or r.lower_bound <= full.lp_bound * (1 + REL)
+        assert r.summary()["status"] == "time_limit"
+        assert r.seconds["total"] < limit + 1.0
 
 
 def test_iteration_limit(census):

@@ -490,7 +490,10 @@ def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
         if deadline is not None and time.perf_counter() >= deadline:
             return "time_limit", None
     weights = [cluster_weight(D, c) for c in columns]
-    left = None if deadline is None else deadline - time.perf_counter()
+    # HiGHS can overrun its MIP time limit by seconds under load: keep a margin
+    left = None if deadline is None else 0.9 * (deadline - time.perf_counter()) - 0.5
+    if left is not None and left <= 0:
+        return "time_limit", None
     status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
                                              start=range(best.n_groups))
     if status != "optimal":
