@@ -120,7 +120,39 @@ def path_rows(X, name, make_path, seeds, improve):
     return rows
 
 
-SECTIONS = ("baseline", "hm2", "mdavlk", "compress", "mftsp")
+SECTIONS = ("baseline", "hm2", "mdavlk", "compress", "mftsp", "speed")
+
+
+def speed_tables(name, X):
+    """Compiled vs previous code paths, same run: MF-TSP start paths (one
+    distance matrix for all starts vs n single-start calls) and the local
+    search (numba kernel vs numpy reference) from MDAV partitions."""
+    from mipagg.improve import local_search_reference
+    from mipagg.tsp import insertion_tour, nearest_neighbor_tour
+
+    print(f"\n#### {name}: speed of the compiled paths (same run)\n")
+    print("| step | previous s | now s | speed-up | identical |\n|---|---|---|---|---|")
+    for tour in ("nn", "farthest"):
+        t0 = time.perf_counter()
+        old = np.array([nearest_neighbor_tour(X, start=i) if tour == "nn"
+                        else insertion_tour(X, tour, start=i) for i in range(X.shape[0])])
+        t_old = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        new = start_paths(X, tour)
+        t_new = time.perf_counter() - t0
+        print(f"| MF-TSP paths, {tour} from every start | {t_old:.2f} | {t_new:.2f} | "
+              f"{t_old / t_new:.1f}× | {np.array_equal(old, new)} |", flush=True)
+    for k in KS:
+        P = mdav(X, k)
+        t0 = time.perf_counter()
+        ref = local_search_reference(X, P, k)
+        t_old = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        new = local_search(X, P, k)
+        t_new = time.perf_counter() - t0
+        print(f"| local search from MDAV, k={k} (IL {new.il():.4f}) | {t_old:.3f} | "
+              f"{t_new:.3f} | {t_old / t_new:.0f}× | "
+              f"{np.array_equal(ref.labels, new.labels)} |", flush=True)
 
 
 def run_dataset(name, repeats, quick, sections=SECTIONS):
@@ -139,6 +171,11 @@ def run_dataset(name, repeats, quick, sections=SECTIONS):
     if "mdavlk" in sections:
         t0 = time.perf_counter()
         mlk = {k: mdav_lk_mhm(X, k) for k in KS}
+        rows.append(("MDAV-LK-MHM (our LK)", [f"{mlk[k].partition.il():.4f}" for k in KS],
+                     f"{mlk[3].path_length:.2f} (k=3)",
+                     f"{(time.perf_counter() - t0) / len(KS):.2f} s"))
+        t0 = time.perf_counter()
+        mlk = {k: mdav_lk_mhm(X, k, search="oropt") for k in KS}
         rows.append(("MDAV-LK-MHM (2-opt+Or-opt)", [f"{mlk[k].partition.il():.4f}" for k in KS],
                      f"{mlk[3].path_length:.2f} (k=3)",
                      f"{(time.perf_counter() - t0) / len(KS):.2f} s"))
@@ -152,7 +189,11 @@ def run_dataset(name, repeats, quick, sections=SECTIONS):
                                   seeds, improve=False)
     if "mftsp" in sections:
         rows.append(mftsp_row(X))
-    print_tables(name, X, repeats, rows)
+    if rows:
+        print_tables(name, X, repeats, rows)
+    if "speed" in sections:
+        local_search(X, mdav(X, 3), 3)       # compile outside the timings
+        speed_tables(name, X)
 
 
 def baseline_rows(X):

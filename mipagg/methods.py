@@ -49,7 +49,7 @@ _ROWS = [
     # --- TSP-based methods (engineer B2; seeds 000, 002, 003) ---
     ("tsp-mhm", "mipagg.tsp_micro:hm2_micro", "(HM)²-Micro: MHM on a TSP Hamiltonian path (options tour, repeats)", "Maya-López et al. 2020 (seed 002 §4); seed 003 ch. 4"),
     ("mf-tsp", "mipagg.tsp_micro:mf_tsp", "MF-TSP: fixed-size groups from a neighbourhood matrix of Hamiltonian paths (option tour)", "seed 000 Algorithm 1; seed 003 ch. 3"),
-    ("mdav-lk-mhm", "mipagg.tsp_micro:mdav_lk_mhm", "MDAV path improved by local search (2-opt/Or-opt), then MHM", "Heaton & Mukherjee 2011, as in seed 002 §5.2"),
+    ("mdav-lk-mhm", "mipagg.tsp_micro:mdav_lk_mhm", "MDAV path improved by Lin–Kernighan (option search=lk|oropt), then MHM", "Heaton & Mukherjee 2011, as in seed 002 §5.2"),
     ("compress", "mipagg.tsp_micro:compress", "Cc-C-MHM: tour over MDAV c-group centroids, decompressed, MHM (options c, tour)", "seed 003 ch. 5, Algorithm 3"),
     # --- column generation (engineer A1; seed 001) ---
     ("cg", "mipagg.exact.colgen:column_generation", "column generation with rounding, certified lower bound and gap (options pricing, time_limit, max_iterations, stabilization)", "seed 001 §4-5 (MicroaggregationHeuristicMP)"),

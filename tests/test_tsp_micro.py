@@ -176,6 +176,26 @@ def test_neighbourhood_matrix_matches_loops():
         assert N.sum() == 2 * len(paths) * sum(9 - d for d in range(1, w + 1))
 
 
+@pytest.mark.parametrize("tour", ["nn", "farthest", "cheapest"])
+def test_start_paths_identical_to_single_start_calls(tour):
+    """start_paths computes the distance matrix once; the paths (hence the
+    MF-TSP partition) are those of the n single-start calls it replaced."""
+    from mipagg.tsp import insertion_tour, nearest_neighbor_tour
+
+    X = np.random.default_rng(8).normal(size=(40, 3))
+    X[5] = X[11]
+    old = np.array([nearest_neighbor_tour(X, start=i) if tour == "nn"
+                    else insertion_tour(X, tour, start=i) for i in range(40)])
+    assert np.array_equal(start_paths(X, tour), old)
+    groups = mf_tsp_groups(neighbourhood_matrix(old, 2), X, 3)
+    assert np.array_equal(mf_tsp(X, 3, tour=tour).partition.labels,
+                          Partition.from_groups(groups, X).labels)
+    if tour == "nn":
+        A = start_paths(X, "arbitrary", seed=3)
+        assert np.array_equal(A, start_paths(X, "arbitrary", seed=3))   # reproducible
+        assert np.array_equal(A[:, 0], np.arange(40))
+
+
 def test_start_paths_start_at_each_record():
     X = np.random.default_rng(4).normal(size=(15, 2))
     for tour in ("nn", "nearest", "cheapest"):
@@ -252,3 +272,32 @@ def test_mf_tsp_companies(companies):
     N = r.neighbourhood
     i, j = groups[0][:2]
     assert N[i, j] == N.max()
+
+
+def test_mdav_lk_mhm_searches():
+    """LK (default) and the 2-opt/Or-opt stand-in both shorten the MDAV path;
+    MHM is applied to the improved path; unknown searches are refused."""
+    from mipagg.tsp_micro import mdav_path
+
+    X = np.random.default_rng(12).normal(size=(90, 4))
+    start = path_length(X, mdav_path(X, 3))
+    for search in ("lk", "oropt"):
+        r = mdav_lk_mhm(X, 3, search=search)
+        assert r.path_length <= start + 1e-9
+        assert r.summary()["mdav_path_length"] == pytest.approx(start)
+        assert r.partition.sse() == pytest.approx(mhm(X, r.order, 3).sse())
+    assert mdav_lk_mhm(X, 3).summary()["tour"] == "mdav+lk"
+    with pytest.raises(ParameterError):
+        mdav_lk_mhm(X, 3, search="lkh")
+
+
+@pytest.mark.data
+def test_mdav_lk_mhm_census_tarragona_vs_published(census, tarragona):
+    """k = 3 against seed 003 Tables 4.2/4.4 (MDAV-LK-MHM averages: Census
+    5.1085, Tarragona 18.7969).  Ours (measured 5.1807 and 15.3138, see
+    docs/bench/tsp_micro.md) beats MDAV on both, is within 2 % of the
+    published Census value and far below the published Tarragona value."""
+    c = mdav_lk_mhm(census.X, 3).partition.il()
+    t = mdav_lk_mhm(tarragona.X, 3).partition.il()
+    assert c < 5.6922 and abs(c - 5.1085) / 5.1085 < 0.02
+    assert t < 16.9326 < 18.7969

@@ -12,8 +12,10 @@ heuristics of seeds 002 ((HM)²-Micro) and 003 (thesis, chapters 3–5).
 
 Methods (:data:`TOUR_METHODS`): ``nn``, ``rnn`` (repetitive NN), the insertion
 family ``nearest``, ``farthest``, ``cheapest``, ``arbitrary``; ``2opt`` and
-``oropt`` (nearest neighbour + local search); ``lkh`` (LKH via elkai);
-``exact`` (DFJ + lazy subtour cuts with HiGHS, a proof of optimality).
+``oropt`` (nearest neighbour + local search); ``lk`` (nearest neighbour +
+our Lin–Kernighan); ``lkh`` (LKH via elkai); ``exact`` (DFJ + lazy subtour
+cuts with HiGHS, a proof of optimality).  Lin–Kernighan from a given tour or
+path: :func:`lin_kernighan`, :func:`lin_kernighan_path`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .construction import (
     insertion_tour, nearest_neighbor_tour, repetitive_nn_tour, tours_from_every_start,
 )
 from .exact import ExactTourResult, exact_matrix_tour, exact_path, exact_tour
+from .lin_kernighan import lin_kernighan, lin_kernighan_path
 from .lkh import elkai_available, lkh_tour
 from .local_search import improve_tour
 from .paths import hamiltonian_path, tour_to_path
@@ -37,11 +40,11 @@ __all__ = [
     "hamiltonian_path", "improve_tour", "lkh_tour", "exact_tour", "exact_path",
     "exact_matrix_tour", "ExactTourResult", "nearest_neighbor_tour",
     "repetitive_nn_tour", "insertion_tour", "tours_from_every_start", "elkai_available",
-    "distance_matrix",
+    "distance_matrix", "lin_kernighan", "lin_kernighan_path",
 ]
 
 TOUR_METHODS = ("nn", "rnn", "nearest", "farthest", "cheapest", "arbitrary",
-                "2opt", "oropt", "lkh", "exact")
+                "2opt", "oropt", "lk", "lkh", "exact")
 
 
 def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
@@ -51,7 +54,8 @@ def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
     ``seed`` draws the random start (nn, insertions), the arbitrary-insertion
     order and LKH's SEED; ``rnn`` and ``exact`` are deterministic.
     ``"2opt"`` = nearest neighbour + 2-opt; ``"oropt"`` = nearest neighbour +
-    2-opt + Or-opt (10 nearest neighbours, don't-look bits).
+    2-opt + Or-opt (10 nearest neighbours, don't-look bits); ``"lk"`` =
+    nearest neighbour + :func:`lin_kernighan` (8 neighbours, depth 6).
     ``time_limit`` (seconds) is used by ``"exact"`` only; when it stops the
     search before the proof, the best tour found is returned with a
     :class:`UserWarning`.
@@ -68,6 +72,8 @@ def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
     if method in ("2opt", "oropt"):
         moves = ("2opt",) if method == "2opt" else ("2opt", "oropt")
         return improve_tour(A, nearest_neighbor_tour(A, seed=seed), moves=moves)
+    if method == "lk":
+        return lin_kernighan(A, nearest_neighbor_tour(A, seed=seed))
     if method == "lkh":
         return lkh_tour(A, seed=seed)
     t, _, proven = exact_tour(A, time_limit=time_limit, seed=seed)

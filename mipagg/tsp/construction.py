@@ -262,28 +262,44 @@ def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
     return _select_insert_kernel(D, start, code, order)
 
 
-def tours_from_every_start(X, method="nn") -> np.ndarray:
-    """(n, n) array whose row i is the ``method`` tour started at record i
-    (``"nn"`` or an insertion rule other than ``"arbitrary"``), computing the
-    distance matrix once — the n Hamiltonian paths of seed 003 ch. 3
-    (MF-TSP, Algorithm 1 lines 3–5).  O(n³) time, O(n²) memory.
+def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
+    """(n, n) array whose row i is the ``method`` tour started at record i,
+    computing the distance matrix once — the n Hamiltonian paths of seed 003
+    ch. 3 (MF-TSP, Algorithm 1 lines 3–5).  O(n³) time, O(n²) memory.
+
+    ``method``: ``"nn"`` or an insertion rule.  Row i equals
+    ``nearest_neighbor_tour(X, start=i)`` / ``insertion_tour(X, method,
+    start=i)``; for ``"arbitrary"`` row i equals ``insertion_tour(X,
+    "arbitrary", seed=g[i], start=i)`` with ``g = default_rng(seed).spawn(n)``
+    (the only method that uses ``seed``).
 
     >>> tours_from_every_start([[0.0], [5.0], [1.0]]).tolist()
     [[0, 2, 1], [1, 2, 0], [2, 0, 1]]
     """
-    if method != "nn" and method not in INSERTION_RULES[:3]:
-        raise ParameterError("method must be 'nn', 'nearest', 'farthest' or 'cheapest', "
-                             f"got {method!r}")
+    if method != "nn" and method not in INSERTION_RULES:
+        raise ParameterError(f"method must be 'nn' or one of {INSERTION_RULES}, got {method!r}")
     A = as_points(X)
     n = A.shape[0]
     D = distance_matrix(A)
+    if method == "nn":
+        return _nn_every_start(D)
+    out = np.empty((n, n), dtype=np.int64)
+    gens = np.random.default_rng(seed).spawn(n) if method == "arbitrary" else None
+    code = {"nearest": 0, "farthest": 1, "arbitrary": 2}.get(method, -1)
+    for i in range(n):
+        if method == "cheapest":
+            out[i] = _cheapest_insert_kernel(D, i)
+            continue
+        others = np.delete(np.arange(n, dtype=np.int64), i)
+        order = gens[i].permutation(others) if gens is not None else others
+        out[i] = _select_insert_kernel(D, i, code, order)
+    return out
+
+
+@njit(cache=True)
+def _nn_every_start(D):
+    n = D.shape[0]
     out = np.empty((n, n), dtype=np.int64)
     for i in range(n):
-        if method == "nn":
-            out[i] = _nn_kernel(D, i)
-        elif method == "cheapest":
-            out[i] = _cheapest_insert_kernel(D, i)
-        else:
-            others = np.delete(np.arange(n, dtype=np.int64), i)
-            out[i] = _select_insert_kernel(D, i, {"nearest": 0, "farthest": 1}[method], others)
+        out[i] = _nn_kernel(D, i)
     return out

@@ -47,6 +47,8 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
     ``"exact"``: optimal path (dummy node, :func:`exact_path`; raises
     :class:`~mipagg.errors.SolverError` if the time limit prevents a proof).
     ``"lkh"``: LKH on the dummy-augmented matrix, cut at the dummy node.
+    ``"lk"``: our Lin–Kernighan with the dummy node
+    (:func:`~mipagg.tsp.lin_kernighan_path`) from the nearest-neighbour path.
     Others: :func:`tour` then :func:`tour_to_path` (longest-edge cut).
 
     >>> p = hamiltonian_path([[0.0], [3.0], [1.0], [2.0]], "exact").tolist()
@@ -67,6 +69,11 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
             raise SolverError(f"no proof of optimality within time_limit={time_limit} s; "
                               "use method='lkh' or a longer limit")
         return path
+    if method == "lk":
+        from .construction import nearest_neighbor_tour
+        from .lin_kernighan import lin_kernighan_path
+
+        return lin_kernighan_path(A, tour_to_path(A, nearest_neighbor_tour(A, seed=seed)))
     if method == "lkh" and n > 3:
         from .lkh import lkh_matrix_tour
 

@@ -57,28 +57,48 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour)
 
 
-def mdav_lk_mhm(X: np.ndarray, k: int, *, seed=None, repeats: int = 1) -> PathMicroResult:
-    """MDAV-LK-MHM (Heaton & Mukherjee, as seed 002 §5.2 and seed 003 §4.3
-    describe it): the MDAV path (seed 004 §4.2.3 steps 6-7) is improved as a
-    tour by local search and cut into a path, then MHM.
+MDAV_LK_SEARCHES = ("lk", "oropt")
 
-    The seeds use Lin–Kernighan started from the MDAV path.  LKH (elkai)
-    cannot be started from a given tour, so the improvement here is
-    ``mipagg.tsp.improve_tour`` (2-opt + Or-opt with neighbour lists) started
-    from the MDAV path, which is what "LK" means in this implementation.  That
-    search is deterministic, so ``repeats > 1`` repeats the same run.
+
+def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
+                repeats: int = 1) -> PathMicroResult:
+    """MDAV-LK-MHM (Heaton & Mukherjee, as seed 002 §5.2 and seed 003 §4.3
+    describe it): the MDAV path (seed 004 §4.2.3 steps 6-7) is improved by
+    Lin–Kernighan, then MHM (seed 004 §4.1).
+
+    ``search="lk"`` (default): :func:`mipagg.tsp.lin_kernighan_path`, our
+    numba Lin–Kernighan (8 neighbours, depth 6, breadth 3) started from the
+    MDAV path, the open path handled by the dummy node (seed 002 §4).
+    ``search="oropt"``: the previous stand-in — the MDAV path closed into a
+    tour, NN-list 2-opt + Or-opt (:func:`mipagg.tsp.improve_tour`), cut at
+    its longest edge.  LKH (elkai) cannot start from a given tour, hence our
+    own LK.  Both are deterministic, so ``repeats > 1`` repeats the same run.
+    O(n²) for the MDAV path plus O(k·n·p) for MHM; the LK itself takes about
+    0.1–0.2 s on Census (docs/bench/tsp_micro.md).
+
+    >>> import numpy as np
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
+    >>> mdav_lk_mhm(X, 3).partition.sizes.tolist()
+    [3, 3]
     """
-    from ..tsp import improve_tour, path_length, tour_to_path
+    from ..tsp import improve_tour, lin_kernighan_path, path_length, tour_to_path
 
     X = np.asarray(X, dtype=float)
     k = check_k(k, X.shape[0])
+    if search not in MDAV_LK_SEARCHES:
+        raise ParameterError(f"search must be one of {MDAV_LK_SEARCHES}, got {search!r}")
     start = mdav_path(X, k)
 
     def make(s):
-        order = np.asarray(tour_to_path(X, improve_tour(X, start, seed=s)), dtype=np.int64)
+        if search == "lk":
+            order = lin_kernighan_path(X, start)
+        else:
+            order = tour_to_path(X, improve_tour(X, start, seed=s))
+        order = np.asarray(order, dtype=np.int64)
         return order, path_length(X, order)
 
-    return run_repeats(X, k, make, seed=seed, repeats=repeats, tour="mdav+2opt/oropt",
+    label = "mdav+lk" if search == "lk" else "mdav+2opt/oropt"
+    return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=label,
                        extra={"mdav_path_length": path_length(X, start)})
 
 

@@ -58,8 +58,12 @@ START_HEURISTICS = ("nn", "nearest", "farthest", "cheapest", "arbitrary")
 def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> np.ndarray:
     """Matrix of Hamiltonian paths, one per row (seed 003 Algorithm 1 lines
     3-5).  For the construction heuristics row i starts at record i (all n
-    starts, ``n_paths`` ignored); otherwise ``n_paths`` (default n) tours with
-    independent seeds cut at the dummy node.  O(n³) for the constructions."""
+    starts, ``n_paths`` ignored; :func:`mipagg.tsp.tours_from_every_start`,
+    one distance matrix for all starts; ``seed`` only draws the insertion
+    orders of ``"arbitrary"``); otherwise ``n_paths`` (default n) tours with
+    independent seeds cut at the dummy node.  O(n³) for the constructions
+    (Census, n = 1 080: about 1 s for ``nn``, 5 s for nearest/farthest
+    insertion, 20 s for cheapest insertion; docs/bench/tsp_micro.md)."""
     from ..tsp import TOUR_METHODS
 
     X = np.asarray(X, dtype=float)
@@ -69,11 +73,9 @@ def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> 
     if n < 4:
         return np.array([np.r_[i, np.delete(np.arange(n), i)] for i in range(n)])
     if tour in START_HEURISTICS:
-        from ..tsp import insertion_tour, nearest_neighbor_tour
+        from ..tsp import tours_from_every_start
 
-        if tour == "nn":
-            return np.array([nearest_neighbor_tour(X, start=i) for i in range(n)])
-        return np.array([insertion_tour(X, tour, start=i) for i in range(n)])
+        return tours_from_every_start(X, tour, seed=seed)
     from ..tsp import hamiltonian_path
 
     m = n if n_paths is None else int(n_paths)
