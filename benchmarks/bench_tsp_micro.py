@@ -3,6 +3,7 @@ the published numbers of seed 003 (Tables 3.4, 4.2, 4.4, 5.2, 5.3, 6.1).
 
     .venv/bin/python benchmarks/bench_tsp_micro.py            # full run (~15 min)
     .venv/bin/python benchmarks/bench_tsp_micro.py --quick    # 2 repeats, no LKH
+    .venv/bin/python benchmarks/bench_tsp_micro.py --sections hm2 --tours lk,lkh
 
 Paths do not depend on k, so each repeat builds one Hamiltonian path (LKH
 with the dummy node) and applies MHM for every k; "+local" applies
@@ -155,7 +156,7 @@ def speed_tables(name, X):
               f"{np.array_equal(ref.labels, new.labels)} |", flush=True)
 
 
-def run_dataset(name, repeats, quick, sections=SECTIONS):
+def run_dataset(name, repeats, quick, sections=SECTIONS, tours=None):
     inst = read_csv(DATA / f"{name}.csv")
     X = inst.X
     seeds = child_seeds(2024, repeats)
@@ -163,11 +164,11 @@ def run_dataset(name, repeats, quick, sections=SECTIONS):
     if "baseline" in sections:
         rows += baseline_rows(X)
     if "hm2" in sections:
-        tours = ("nn", "oropt") if quick else ("nn", "farthest", "oropt", "lkh")
-        for tour in tours:
+        for tour in tours or (("nn", "oropt") if quick else ("nn", "farthest", "oropt", "lk",
+                                                              "lkh")):
             rows += path_rows(X, f"(HM)²-Micro {tour}",
                               lambda s, tour=tour: hamiltonian_path(X, tour, seed=s),
-                              seeds, improve=tour in ("lkh", "oropt"))
+                              seeds, improve=tour in ("lkh", "lk", "oropt"))
     if "mdavlk" in sections:
         t0 = time.perf_counter()
         mlk = {k: mdav_lk_mhm(X, k) for k in KS}
@@ -258,6 +259,8 @@ def main():
     ap.add_argument("--datasets", default="tarragona,census")
     ap.add_argument("--sections", default=",".join(SECTIONS),
                     help=f"comma list out of {', '.join(SECTIONS)}")
+    ap.add_argument("--tours", default=None,
+                    help="comma list of tour methods for the hm2 section (default: all)")
     args = ap.parse_args()
     repeats = args.repeats or (2 if args.quick else 20)
     print(f"Machine: {machine()}")
@@ -265,7 +268,8 @@ def main():
         if not (DATA / f"{name}.csv").is_file():
             print(f"\n{name}: {DATA / name}.csv not available, skipped")
             continue
-        run_dataset(name, repeats, args.quick, args.sections.split(","))
+        run_dataset(name, repeats, args.quick, args.sections.split(","),
+                    args.tours.split(",") if args.tours else None)
 
 
 if __name__ == "__main__":

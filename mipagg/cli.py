@@ -20,7 +20,7 @@ METHOD_OPTIONS = {
     "--time-limit": ("time_limit", float, "stop after this many seconds, keeping the best "
                      "solution and certified bound so far"),
     "--max-iterations": ("max_iterations", int, "cg iteration limit"),
-    "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|"
+    "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),
     "--repeats": ("repeats", int, "independent randomized repeats (best is kept)"),

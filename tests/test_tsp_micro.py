@@ -294,7 +294,7 @@ def test_mdav_lk_mhm_searches():
 @pytest.mark.data
 def test_mdav_lk_mhm_census_tarragona_vs_published(census, tarragona):
     """k = 3 against seed 003 Tables 4.2/4.4 (MDAV-LK-MHM averages: Census
-    5.1085, Tarragona 18.7969).  Ours (measured 5.1807 and 15.3138, see
+    5.1085, Tarragona 18.7969).  Ours (measured 5.1436 and 15.2410, see
     docs/bench/tsp_micro.md) beats MDAV on both, is within 2 % of the
     published Census value and far below the published Tarragona value."""
     c = mdav_lk_mhm(census.X, 3).partition.il()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["lagrangian_bound", "gap", "columns_below"]
+__all__ = ["lagrangian_bound", "gap", "columns_below", "enumerate_below"]
 
 
 def lagrangian_bound(duals: np.ndarray, min_reduced_costs: dict, k: int) -> float:
@@ -53,22 +53,24 @@ def gap(sse: float | None, lower_bound: float | None) -> float | None:
 
 
 @njit(cache=True)
-def _columns_below(D, lam, H, eta, thr, out, max_nodes):
+def _columns_below(D, lam, H, eta, thr, out, count_arr, members, nxt, acc, rc, depth_arr,
+                   budget):
     """Depth-first enumeration of the clusters of size η with reduced cost < thr,
-    written to ``out``; returns their number, −1 when ``out`` is full, −2 after
-    ``max_nodes`` search nodes."""
+    appended to ``out`` (``count_arr[0]`` rows used).  All search state lives in
+    the arrays (``depth_arr[0]`` is the current depth, −1 once finished), so the
+    search runs in slices of at most ``budget`` nodes and the caller can check
+    the clock in between.  Returns 1 when the search is complete, 0 when the
+    budget ran out (call again to resume), −1 when ``out`` is full."""
     n = D.shape[0]
-    members = np.empty(eta, dtype=np.int64)
-    nxt = np.zeros(eta, dtype=np.int64)     # next candidate record at each depth
-    acc = np.zeros((eta, n))                # acc[d, u] = Σ_{s in members[:d]} D[s, u]
-    rc = np.zeros(eta)                      # reduced cost of members[:d]
-    count = 0
+    count = count_arr[0]
     nodes = 0
-    d = 0
+    d = depth_arr[0]
     while d >= 0:
         nodes += 1
-        if nodes > max_nodes:
-            return -2
+        if nodes > budget:
+            depth_arr[0] = d
+            count_arr[0] = count
+            return 0
         t = nxt[d]
         if t > n - (eta - d):
             d -= 1
@@ -79,6 +81,8 @@ def _columns_below(D, lam, H, eta, thr, out, max_nodes):
         if r == 0:
             if new_rc < thr:
                 if count == out.shape[0]:
+                    depth_arr[0] = d
+                    count_arr[0] = count
                     return -1
                 members[d] = t
                 out[count, :] = members
@@ -100,7 +104,54 @@ def _columns_below(D, lam, H, eta, thr, out, max_nodes):
         rc[d + 1] = new_rc
         d += 1
         nxt[d] = t + 1
-    return count
+    depth_arr[0] = -1
+    count_arr[0] = count
+    return 1
+
+
+_SLICE = 200_000   # search nodes between two clock checks (~10-100 ms)
+
+
+def enumerate_below(D, duals, eta: int, threshold: float, *, max_columns: int = 200_000,
+                    max_nodes: int = 20_000_000, deadline: float | None = None):
+    """Every cluster of size η with reduced cost below ``threshold`` (see
+    :func:`columns_below`), with an outcome: returns ``(status, clusters)``,
+    status "complete" (clusters is the (m, η) array), "too_many_columns"
+    (more than ``max_columns``), "too_many_nodes" (more than ``max_nodes``
+    search nodes) or "time_limit" (``deadline``, a ``time.perf_counter()``
+    value, passed; checked every few hundred thousand nodes); clusters is
+    ``None`` unless complete."""
+    import time
+
+    from .pricing._common import half_smallest_sums
+
+    D = np.ascontiguousarray(D, dtype=float)
+    n = D.shape[0]
+    if eta > n:
+        return "complete", np.zeros((0, eta), dtype=np.int64)
+    H = half_smallest_sums(D, eta)
+    lam = np.ascontiguousarray(duals, dtype=float)
+    out = np.empty((max_columns, eta), dtype=np.int64)
+    count = np.zeros(1, dtype=np.int64)
+    members = np.empty(eta, dtype=np.int64)
+    nxt = np.zeros(eta, dtype=np.int64)     # next candidate record at each depth
+    acc = np.zeros((eta, n))                # acc[d, u] = Σ_{s in members[:d]} D[s, u]
+    rc = np.zeros(eta)                      # reduced cost of members[:d]
+    depth = np.zeros(1, dtype=np.int64)
+    used = 0
+    while True:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return "time_limit", None
+        budget = min(_SLICE, int(max_nodes) - used)
+        if budget <= 0:
+            return "too_many_nodes", None
+        code = _columns_below(D, lam, H, eta, float(threshold), out, count, members, nxt,
+                              acc, rc, depth, budget)
+        used += budget
+        if code == 1:
+            return "complete", out[:count[0]].copy()
+        if code == -1:
+            return "too_many_columns", None
 
 
 def columns_below(D, duals, eta: int, threshold: float, *, max_columns: int = 200_000,
@@ -108,7 +159,8 @@ def columns_below(D, duals, eta: int, threshold: float, *, max_columns: int = 20
     """Every cluster of size η whose reduced cost w_C − Σ_{v∈C} λ_v (seed 001
     formula (10)) is below ``threshold``, as a (m, η) array of sorted record
     indices; ``None`` when there are more than ``max_columns`` or the search
-    needs more than ``max_nodes`` nodes.
+    needs more than ``max_nodes`` nodes (:func:`enumerate_below` says which,
+    and takes a deadline).
 
     Used to close the gap after column generation: with duals λ at which the
     exact minimum reduced cost r_η of every size is known, an optimal partition
@@ -122,14 +174,6 @@ def columns_below(D, duals, eta: int, threshold: float, *, max_columns: int = 20
     >>> columns_below(D, np.ones(4), 2, 0.0).tolist()
     [[0, 1], [2, 3]]
     """
-    from .pricing._common import half_smallest_sums
-
-    D = np.ascontiguousarray(D, dtype=float)
-    n = D.shape[0]
-    if eta > n:
-        return np.zeros((0, eta), dtype=np.int64)
-    H = half_smallest_sums(D, eta)
-    out = np.empty((max_columns, eta), dtype=np.int64)
-    m = _columns_below(D, np.asarray(duals, dtype=float), H, eta, float(threshold), out,
-                       int(max_nodes))
-    return None if m < 0 else out[:m].copy()
+    status, found = enumerate_below(D, duals, eta, threshold, max_columns=max_columns,
+                                    max_nodes=max_nodes)
+    return found

@@ -7,7 +7,9 @@ implements LK itself, in the "2-opt move" form of Johnson & McGeoch (1997,
 "The TSP: a case study in local optimization", §3.3):
 
 * a base record t1 (taken from a FIFO queue of *don't-look bits*: a record is
-  re-queued only when an edge at it changes) and t2, either tour neighbour;
+  re-queued only when an edge at it changes; when the queue empties, every
+  record is queued again until a whole round finds nothing, because the bits
+  alone can miss a move) and t2, either tour neighbour;
 * step i removes the edge (t1, t2), adds y = (t2, t3) for a candidate t3 from
   t2's neighbour list with positive partial gain g − d(t2, t3) > 0 (the LK gain
   criterion), removes x = (t3, t4) for the neighbour t4 of t3 that closes a
@@ -29,9 +31,10 @@ at the dummy (:func:`lin_kernighan_path`).
 
 Cost: O(n · neighbours · breadth · max_depth) candidate evaluations per round
 of the queue, each accepted or undone reversal O(n) (the shorter side is
-reversed).  Census from the MDAV path: about 0.1–0.3 s (docs/bench/tours.md).
-The tests compare it with the readable 2-opt checks of
-:mod:`mipagg.tsp.local_search` (every result is 2-opt optimal).
+reversed).  Census from the MDAV path: about 0.3 s, 1.1 % above the optimal
+path (2-opt + Or-opt: 3.3 %; docs/bench/tours.md).  The tests check every
+result with the readable 2-opt check of :mod:`mipagg.tsp.local_search`
+(complete lists: no improving 2-opt move remains).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ._common import as_points, check_permutation, dist
+from ._common import as_points, check_permutation, dist, path_length, tour_length
 from .exact import cut_at_dummy
 from .local_search import _push, _reverse, neighbour_lists
 
@@ -279,7 +282,7 @@ def lin_kernighan(X, tour, *, neighbours=8, max_depth=6, breadth=3) -> np.ndarra
 
         return improve_tour(A, t, moves=("2opt",), neighbours=None) if n == 4 else t
     _lk_kernel(A, t, _lk_lists(A, int(neighbours), False), n, int(max_depth), int(breadth))
-    return t
+    return t if tour_length(A, t) <= tour_length(A, tour) else check_permutation(tour, n)
 
 
 def lin_kernighan_path(X, path, *, neighbours=8, max_depth=6, breadth=3) -> np.ndarray:
@@ -301,4 +304,5 @@ def lin_kernighan_path(X, path, *, neighbours=8, max_depth=6, breadth=3) -> np.n
         return p
     t = np.append(p, n)
     _lk_kernel(A, t, _lk_lists(A, int(neighbours), True), n, int(max_depth), int(breadth))
-    return cut_at_dummy(t, n)
+    out = cut_at_dummy(t, n)
+    return out if path_length(A, out) <= path_length(A, p) else p

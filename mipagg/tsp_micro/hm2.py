@@ -74,7 +74,7 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
     its longest edge.  LKH (elkai) cannot start from a given tour, hence our
     own LK.  Both are deterministic, so ``repeats > 1`` repeats the same run.
     O(n²) for the MDAV path plus O(k·n·p) for MHM; the LK itself takes about
-    0.1–0.2 s on Census (docs/bench/tsp_micro.md).
+    0.3 s on Census (docs/bench/tsp_micro.md).
 
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
