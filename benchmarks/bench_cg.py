@@ -14,19 +14,30 @@ certified LP bound and are comparable):
 * ``seed``       pricing auto with seed Table 2 (ILP for η ≥ 7), no Lagrangian sweep,
                  no stabilization: the seed's routine (n = 30, k ≤ 4, "random": slow);
 * ``auto``       auto with the measured rule (enumeration), seed loop (lagrangian=False);
-* ``auto+lag``   the default: auto, Lagrangian sweep when exact pricing runs;
+* ``auto+lag``   auto, Lagrangian sweep when exact pricing runs (the default
+                 under a time or iteration limit; without one the default is ``auto``);
 * ``auto+W+lag`` auto, Wentges smoothing (α = 0.5), Lagrangian sweep and stop;
+* ``auto+Wa+lag``, ``enum+Wa+lag``  Wentges with the automatic α of Pessoa et al.;
+* ``auto+N``     auto, Neame smoothing of the heuristic pricing only (α = 0.5), seed loop;
+* ``auto+N+lag`` the same with the Lagrangian sweep;
 * ``enum``       enumeration at every iteration, seed loop;
 * ``enum+W+lag`` enumeration, Wentges, Lagrangian;
 * ``ilp``        ILP pricing only (n = 30, k ≤ 4, "random").
 
 Last, the default configuration with ``close_gap=True`` (``--close-time-limit``)
-reports whether the optimum was proven and how long the gap closing took.
+reports whether the optimum was proven and how long the gap closing took
+(``--no-close`` skips it; ``--sizes 100,200`` picks sizes).
+
+``--hotpaths`` instead times the default configuration (``close_gap=False``)
+with the compiled heuristic pricing and the sparse MSTH pair sort against the
+reference versions (numpy greedy, full sort of all pairs), alternating the two
+in the same run on Census n = 200 "random", k = 3, 4, 5.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections import defaultdict
@@ -50,6 +61,11 @@ CONFIGS = {
     "auto": dict(pricing="auto", lagrangian=False, stabilization=None),
     "auto+lag": dict(pricing="auto", lagrangian=True, stabilization=None),
     "auto+W+lag": dict(pricing="auto", lagrangian=True, stabilization="wentges"),
+    "auto+Wa+lag": dict(pricing="auto", lagrangian=True, stabilization="wentges", alpha="auto"),
+    "enum+Wa+lag": dict(pricing="enumeration", lagrangian=True, stabilization="wentges",
+                        alpha="auto"),
+    "auto+N": dict(pricing="auto", lagrangian=False, stabilization="neame"),
+    "auto+N+lag": dict(pricing="auto", lagrangian=True, stabilization="neame"),
     "enum": dict(pricing="enumeration", lagrangian=False, stabilization=None),
     "enum+W+lag": dict(pricing="enumeration", lagrangian=True, stabilization="wentges"),
     "ilp": dict(pricing="ilp", lagrangian=False, stabilization=None),
@@ -69,6 +85,41 @@ def run_one(X, k, cfg, time_limit, close_gap=False):
                 gaps=r.gaps())
 
 
+def hotpaths(data, repeats=2):
+    """Default configuration with the reference (numpy greedy pricing, full MSTH
+    sort) and the fast hot paths, alternated; prints per-phase seconds."""
+    from functools import partial
+    from unittest import mock
+
+    import mipagg.exact.colgen as colgen
+    import mipagg.exact.pricing.heuristic as heur
+
+    slow = [mock.patch.object(heur, "heuristic_pricing",
+                              partial(heur.heuristic_pricing, compiled=False)),
+            mock.patch.object(colgen, "distance_pair_order", lambda D: None)]
+    print("| instance | k | version | total s | pricing s | rounding s | master s | iters | LP bound |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    sums = defaultdict(float)
+    for k in (3, 4, 5):
+        sub = subset(data["census"], 200, "random", 0)
+        for rep in range(repeats):
+            for version in ("reference", "fast"):
+                with contextlib.ExitStack() as stack:
+                    if version == "reference":
+                        for p in slow:
+                            stack.enter_context(p)
+                    out = run_one(sub.X, k, CONFIGS["auto+lag"], None)
+                for key in ("wall", "pricing", "rounding", "master"):
+                    sums[version, key] += out[key]
+                print(f"| {sub.name} | {k} | {version} | {out['wall']:.2f} | {out['pricing']:.2f} | "
+                      f"{out['rounding']:.2f} | {out['master']:.2f} | {out['it']} | "
+                      f"{out['lb']:.6f} |", flush=True)
+    for key in ("wall", "pricing", "rounding", "master"):
+        print(f"\n{key}: reference {sums['reference', key]:.2f} s, fast {sums['fast', key]:.2f} s, "
+              f"ratio {sums['fast', key] / sums['reference', key]:.2f}", end="")
+    print()
+
+
 def fmt(v, d=2):
     return "—" if v is None else f"{v:.{d}f}"
 
@@ -81,8 +132,13 @@ def main(argv=None):
     ap.add_argument("--close-time-limit", type=float, default=60.0,
                     help="time limit of the runs with gap closing")
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--sizes", default=None, help="comma-separated subset sizes")
+    ap.add_argument("--no-close", action="store_true", help="skip the gap-closing runs")
+    ap.add_argument("--hotpaths", action="store_true", help="reference vs fast hot paths only")
     args = ap.parse_args(argv)
     sizes = (30, 50) if args.quick else (30, 50, 100, 200)
+    if args.sizes:
+        sizes = tuple(int(v) for v in args.sizes.split(","))
     ks = (3,) if args.quick else (3, 4, 5)
     criteria = ("random",) if args.quick else ("consecutive", "random")
     configs = args.configs.split(",")
@@ -90,6 +146,10 @@ def main(argv=None):
 
     print(f"# bench_cg — {machine()}")
     print(f"command: benchmarks/bench_cg.py {' '.join(argv if argv is not None else sys.argv[1:])}\n")
+    column_generation(data["census"].X[:30], 3)   # compile the numba kernels first
+    if args.hotpaths:
+        hotpaths(data)
+        return
     print("| instance | k | config | status | wall s | iters | columns | master s | pricing s "
           "| rounding s | LP bound | best SSE | gap % |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -148,6 +208,8 @@ def main(argv=None):
     print(f"\nlargest relative spread of the certified LP bound across configurations: {worst:.1e}")
 
     # gaps (formula (15)) and gap closing, default configuration
+    if args.no_close:
+        return
     print("\n## Default configuration with gap closing (close_gap=True)\n")
     print("| instance | k | status | CG s | close s | closing | LB | best SSE | gap % | "
           "gap MDAV | gap V-MDAV | gap MSTH | gap SRH |")

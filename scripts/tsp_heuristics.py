@@ -3,8 +3,10 @@ max over 50 repeats (random starting node) of MHM on TSP tours, against MDAV,
 V-MDAV and MDAV-LK-MHM, on Census and Tarragona, k = 3..6; box plots
 (Figures 4.2–4.13), path length versus SSE (section 4.4, Table 4.8).
 
-Concorde is replaced by the LKH-grade tour (tour = "lkh"): the optimal tour
-of 1 080 points is out of reach here.
+Concorde is replaced by the LKH-grade tour (tour = "lkh", seeded): its paths
+reach the proven optimal length (``mipagg.tsp.exact_tour`` proves the optimum of
+both files in under a minute, docs/bench/tours.md), and like the thesis's 50
+Concorde runs it varies with the random start.
 
     python scripts/tsp_heuristics.py [DATA_DIR] [--quick] [--jobs N | --scheduler ADDR]
 """

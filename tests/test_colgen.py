@@ -84,12 +84,13 @@ def test_bound_equals_full_lp_and_brackets_optimum(seed, n, k):
     opt, _ = optimal_partition_bruteforce(X, k)
     bounds = {}
     for pricing in ("auto", "enumeration"):
-        for stab in (None, "wentges"):
-            r = column_generation(X, k, pricing=pricing, stabilization=stab, close_gap=False)
+        for stab, alpha in ((None, 0.5), ("wentges", 0.5), ("neame", 0.5), ("wentges", "auto")):
+            r = column_generation(X, k, pricing=pricing, stabilization=stab, alpha=alpha,
+                                  close_gap=False)
             assert r.status in ("converged", "optimal")
             assert r.lp_bound == pytest.approx(lp, rel=REL)
             _check_invariants(r, X, k, lp, opt)
-            bounds[pricing, stab] = r.lp_bound
+            bounds[pricing, stab, alpha] = r.lp_bound
     # with gap closing the optimum itself is certified
     r = column_generation(X, k, pricing="auto")
     assert r.exact and r.status == "optimal"
@@ -113,7 +114,7 @@ def test_ilp_pricing_gives_the_same_bound(seed, n, k):
 def test_lagrangian_seed_loop_without_lagrangian_same_bound():
     X = _random_X(11, 14)
     lp, _ = set_partitioning(X, 2, integral=False)
-    with_lag = column_generation(X, 2, pricing="enumeration", close_gap=False)
+    with_lag = column_generation(X, 2, pricing="enumeration", lagrangian=True, close_gap=False)
     seed_loop = column_generation(X, 2, pricing="enumeration", lagrangian=False,
                                   stabilization=None, close_gap=False)
     assert with_lag.lp_bound == pytest.approx(lp, rel=REL)
@@ -132,11 +133,11 @@ def test_casc_subsets_match_full_lp(name, request):
                     (np.arange(100, 118), 4)):
         sub = inst.subset(rows)
         lp, _ = set_partitioning(sub.X, k, integral=False)
-        for pricing, stab in (("auto", "wentges"), ("enumeration", None)):
+        for pricing, stab in (("auto", "wentges"), ("enumeration", None), ("auto", "neame")):
             r = column_generation(sub.X, k, pricing=pricing, stabilization=stab,
                                   close_gap=False)
             assert r.status in ("converged", "optimal")
-            if stab == "wentges":   # smoothed duals mispriced, fallback to λ still certifies
+            if stab is not None:    # smoothed duals mispriced, fallback to λ still certifies
                 assert any(row.mispriced for row in r.log)
             assert r.lp_bound == pytest.approx(lp, rel=REL)
             _check_invariants(r, sub.X, k, lp)
@@ -205,8 +206,9 @@ def test_initial_partition_is_used_and_checked():
 
 
 @pytest.mark.parametrize("bad", [dict(pricing="cplex"), dict(stabilization="box"),
+                                 dict(alpha="auto"), dict(alpha="x", stabilization="wentges"),
                                  dict(alpha=1.0), dict(time_limit=0), dict(max_iterations=0),
-                                 dict(exact_rule="x")])
+                                 dict(exact_rule="x"), dict(lagrangian="yes")])
 def test_bad_options(bad):
     with pytest.raises(ParameterError):
         column_generation(_random_X(0, 8), 2, **bad)
@@ -295,3 +297,64 @@ def test_degenerate_instances(X, k, opt):
     assert r.sse == pytest.approx(opt, abs=1e-12)
     assert r.lower_bound == pytest.approx(opt, abs=1e-9)
     assert r.partition.is_feasible(k)
+
+
+# ------------------------------------------------------------ time limits in gap closing
+def test_time_limit_is_honoured_during_gap_closing(census):
+    """Census 40-record subset ("norm", index 4), k = 5: the LP bound (≈140.63)
+    is not tight and gap closing enumerates ≈51 000 clusters and solves a MIP
+    over them (1-2 s; 108 s before HiGHS presolve was switched off).  Under a
+    time limit that falls inside gap closing the run returns in time, with a
+    feasible partition and a certified bound no larger than the optimum."""
+    import time
+
+    from mipagg.subsets import subset
+
+    sub = subset(census, 40, "norm", 4)
+    full = column_generation(sub.X, 5)
+    assert full.status == "optimal" and full.bound_source == "enumeration"
+    assert full.lp_bound < full.sse * (1 - 1e-3)          # a real gap was closed
+    for limit in (0.4, 0.9):
+        t0 = time.perf_counter()
+        r = column_generation(sub.X, 5, time_limit=limit)
+        wall = time.perf_counter() - t0
+        assert wall < limit + 2.0
+        assert r.seconds["overrun"] == pytest.approx(max(0.0, r.seconds["total"] - limit))
+        assert r.partition.is_feasible(5) and r.sse >= full.sse * (1 - 1e-9)
+        assert r.sse <= min(r.sse_mdav, r.sse_vmdav) + 1e-12
+        if r.status == "time_limit":
+            assert r.lower_bound is not None and r.lower_bound <= full.sse * (1 + 1e-9)
+            assert r.lp_bound == pytest.approx(full.lp_bound, rel=REL)
+            assert r.gap_closing in ("time_limit", "skipped", "not_needed")
+        else:                                  # a fast machine may finish first
+            assert r.status == "optimal" and r.sse == pytest.approx(full.sse, rel=1e-9)
+
+
+def test_enumeration_below_threshold_honours_deadline_and_node_budget():
+    import time
+
+    from mipagg.exact.bounds import enumerate_below
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(60, 3))
+    D = squared_distances(X)
+    lam = np.full(60, D.mean())                 # many clusters below a loose threshold
+    status, found = enumerate_below(D, lam, 5, 1e9, deadline=time.perf_counter() - 1.0)
+    assert status == "time_limit" and found is None
+    status, found = enumerate_below(D, lam, 5, 1e9, max_nodes=1000)
+    assert status == "too_many_nodes" and found is None
+    status, found = enumerate_below(D, lam, 5, 1e9, max_columns=50)
+    assert status == "too_many_columns" and found is None
+    # resumed slices give exactly the itertools answer
+    X = rng.normal(size=(14, 2))
+    D = squared_distances(X)
+    lam = rng.normal(size=14) + 1.5
+    clusters, costs = enumerate_reference(D, lam, 4)
+    import mipagg.exact.bounds as B
+    old, B._SLICE = B._SLICE, 7                 # force many resumptions
+    try:
+        status, got = enumerate_below(D, lam, 4, 0.3)
+    finally:
+        B._SLICE = old
+    assert status == "complete"
+    assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, clusters[costs < 0.3].tolist()))

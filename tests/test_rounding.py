@@ -129,3 +129,53 @@ def test_msth_compiled_flag_same_result():
     a = rounding_mst(X, columns, x, 3)
     b = rounding_mst(X, columns, x, 3, compiled=False)
     assert (a is None and b is None) or np.array_equal(a.labels, b.labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 5), n=st.integers(6, 60),
+       parts=st.integers(1, 5), dup=st.booleans(), grid=st.booleans())
+def test_msth_sparse_pair_order_equals_full_sort(seed, k, n, parts, dup, grid):
+    """Sorting only the pairs with z_ij > 0 and appending the precomputed
+    distance order of the rest gives exactly the full lexsort of step 2, hence
+    the same RoundingMSTHeuristic partition (ties in z and in D included)."""
+    from mipagg.exact.rounding import distance_pair_order, mst_pair_order
+
+    rng = np.random.default_rng(seed)
+    k = min(k, n // 2)
+    X = rng.normal(size=(n, 2))
+    if grid:
+        X = np.round(X)                     # many equal distances
+    if dup:
+        X[: n // 3] = X[0]
+    columns, x = _fractional_mix(rng, X, k, parts)
+    if parts > 2:                           # equal x values too
+        x = np.round(x, 1) + 0.05
+    D = squared_distances(X)
+    z = edge_values(n, columns, x)
+    full = mst_pair_order(z, D)
+    fast = mst_pair_order(z, D, distance_pair_order(D))
+    assert np.array_equal(full[0], fast[0]) and np.array_equal(full[1], fast[1])
+    a = rounding_mst(X, columns, x, k, D=D)
+    b = rounding_mst(X, columns, x, k, D=D, pair_order=distance_pair_order(D))
+    assert (a is None and b is None) or np.array_equal(a.labels, b.labels)
+
+
+def test_msth_sparse_order_on_master_solutions(census):
+    """Same equality on the fractional master solutions of a real run."""
+    from mipagg.exact.colgen import column_generation
+    from mipagg.exact.master import MasterProblem
+    from mipagg.exact.rounding import distance_pair_order, mst_pair_order
+
+    X = census.subset(np.arange(500, 580)).X
+    D = squared_distances(X)
+    r = column_generation(X, 3, close_gap=False, max_iterations=15)
+    mp = MasterProblem(X, D)
+    order = distance_pair_order(D)
+    from mipagg.heuristics.mdav import mdav_groups
+    first = len(mdav_groups(X, 3))                # the MDAV groups come first: feasible
+    for m in range(first, len(r.columns) + 1, 15):   # growing column sets, as in the loop
+        mp.add_columns(r.columns[:m])
+        sol = mp.solve()
+        z = edge_values(X.shape[0], mp.columns, sol.x)
+        full, fast = mst_pair_order(z, D), mst_pair_order(z, D, order)
+        assert np.array_equal(full[0], fast[0]) and np.array_equal(full[1], fast[1])

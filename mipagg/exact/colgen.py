@@ -34,13 +34,13 @@ from ..univariate import check_k
 from .bounds import gap, lagrangian_bound
 from .master import MasterProblem, squared_distances
 from .pricing import reduced_cost
-from .rounding import rounding_mst, simple_rounding
+from .rounding import distance_pair_order, rounding_mst, simple_rounding
 
 __all__ = ["column_generation", "ColumnGenerationResult", "IterationLog", "table2_exact_mode",
            "pricing_round", "PricingRound"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
-STABILIZATIONS = (None, "wentges")
+STABILIZATIONS = (None, "wentges", "neame")
 
 
 def table2_exact_mode(n: int, eta: int) -> str:
@@ -164,11 +164,18 @@ class ColumnGenerationResult:
     (heuristic pricing found no more columns: no certified bound),
     "not_certified" (an exact pricing call failed, e.g. the ILP solver gave
     up, so the LP value is not proven; the bound is the best Lagrangian one),
-    "time_limit", "iteration_limit".  ``lower_bound`` is always certified or
+    "time_limit" (in the loop, or in gap closing after convergence: then
+    ``bound_source`` is "lp", or "enumeration" when the interrupted MIP
+    proved more), "iteration_limit".  ``lower_bound`` is always certified or
     ``None``; ``bound_source`` says where it came from ("lp": converged master,
     "lagrangian": Farley bound at exactly priced duals, "enumeration": gap
     closed by the MIP over all clusters of small reduced cost, so it equals
-    the optimum).  ``lp_bound`` is the certified bound before gap closing.
+    the optimum, or on a time limit the MIP's dual bound, valid because every
+    partition better than the best one uses only enumerated clusters).
+    ``lp_bound`` is the certified bound before gap closing.  ``seconds`` has
+    the time per phase and ``overrun``: seconds past ``time_limit`` at return
+    (0 when none or in time; steps that do not check the clock, such as one
+    rounding pass or a HiGHS call, can overrun by a fraction of a second).
     """
 
     partition: Partition
@@ -226,7 +233,7 @@ def _initial_partition(initial, X, k) -> Partition:
     return p
 
 
-def _rounding_step(X, D, k, master, sol, tol=1e-6):
+def _rounding_step(X, D, k, master, sol, tol=1e-6, pair_order=None):
     """Steps 5(b)-(c) of MicroaggregationHeuristicMP (seed 001 §5.2): the
     partition of an integral master solution, else the SimpleRoundingHeuristic
     and (if feasible) RoundingMSTHeuristic partitions.  Returns (partitions,
@@ -236,14 +243,14 @@ def _rounding_step(X, D, k, master, sol, tol=1e-6):
         chosen = [master.columns[j] for j in np.flatnonzero(x > 0.5)]
         return [Partition.from_groups(chosen, X)], True
     out = [simple_rounding(X, master.columns, x, k, weights=master.weights)]
-    p_msth = rounding_mst(X, master.columns, x, k, D=D)
+    p_msth = rounding_mst(X, master.columns, x, k, D=D, pair_order=pair_order)
     if p_msth is not None:
         out.append(p_msth)
     return out, False
 
 
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
-                      stabilization=None, alpha=0.5, lagrangian=True, gap_tol=1e-6,
+                      stabilization=None, alpha=0.5, lagrangian="auto", gap_tol=1e-6,
                       initial=None, max_columns=10, gamma=0.2, exact_rule="measured",
                       close_gap=True, close_gap_max_columns=100_000) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
@@ -263,16 +270,27 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         docs/bench/cg.md).
     time_limit, max_iterations : stop early with the best partition and the
         best certified bound so far (status "time_limit"/"iteration_limit").
-    stabilization : None (default) or "wentges": price at α·center + (1−α)·λ,
-        center = the duals with the best Lagrangian bound (before any bound,
-        the last priced duals); on a mispricing re-price at the master duals
-        λ, so optimality is only concluded at λ.  alpha : smoothing weight.
-        Measured slower on the paper instances (docs/bench/cg.md), hence off.
+    stabilization : None (default), "wentges" or "neame".  "wentges": price
+        at α·center + (1−α)·λ, center = the duals with the best Lagrangian
+        bound (before any bound, the last priced duals); on a mispricing
+        re-price at the master duals λ, so optimality is only concluded at λ.
+        "neame": smoothing for the heuristic pricing only (pricing "auto" or
+        "heuristic"; otherwise as "wentges" with center = the last priced
+        duals): heuristic pricing at α·center + (1−α)·λ with center the
+        previous smoothed duals (exponential smoothing, Neame 1999, as
+        surveyed by Pessoa et al. 2018), and only when that yields no column
+        with negative reduced cost at λ the ordinary pricing (heuristic, then
+        exact) at λ.  alpha : smoothing weight.  Both measured slower than no
+        stabilization on the paper instances (docs/bench/cg.md), hence off.
     lagrangian : when an iteration calls exact pricing, price every size
         exactly so the Lagrangian bound is certified (an anytime bound under
         ``time_limit``), and stop when it is within ``gap_tol`` (relative) of
         the LP value or of the best SSE.  ``False`` is the seed's routine
-        (stop at the first size with columns).
+        (stop at the first size with columns).  ``"auto"`` (default): True
+        when ``time_limit`` or ``max_iterations`` is given (an anytime bound
+        matters), else False — without a limit the run reaches the certified
+        LP bound anyway and the sweep made it 1.7-2.2× slower at n ≥ 100
+        (docs/bench/cg.md).
     initial : an extra k-feasible partition (labels or Partition) whose groups
         seed the master, next to those of MDAV and V-MDAV (``gamma``).
     max_columns : columns per pricing call.
@@ -281,7 +299,10 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         integer problem over them (HiGHS MIP): on success the best partition
         is proven optimal (``bound_source="enumeration"``).  Skipped when more
         than ``close_gap_max_columns`` clusters qualify (``gap_closing`` says
-        what happened).
+        what happened).  Both steps honour ``time_limit`` (the enumeration
+        checks the clock between slices, the MIP gets the remaining time);
+        when it runs out the status is "time_limit", with the best partition
+        (the MIP's incumbent if better) and the certified bound.
 
     Each iteration costs one warm LP solve, O(m s + n² log n) rounding for m
     columns of size ≤ s, and the pricing (exponential in the worst case for
@@ -308,10 +329,19 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {pricing!r}")
     if stabilization not in STABILIZATIONS:
         raise ParameterError(f"stabilization must be one of {STABILIZATIONS}, got {stabilization!r}")
-    if not 0.0 <= alpha < 1.0:
-        raise ParameterError(f"alpha must be in [0, 1), got {alpha!r}")
+    auto_alpha = isinstance(alpha, str) and alpha == "auto"
+    if auto_alpha and stabilization != "wentges":
+        raise ParameterError('alpha="auto" needs stabilization="wentges"')
+    if auto_alpha:
+        alpha = 0.5
+    elif isinstance(alpha, str) or not 0.0 <= alpha < 1.0:
+        raise ParameterError(f"alpha must be in [0, 1) or 'auto', got {alpha!r}")
     if time_limit is not None and time_limit <= 0:
         raise ParameterError(f"time_limit must be positive, got {time_limit!r}")
+    if lagrangian not in (True, False, "auto"):
+        raise ParameterError(f"lagrangian must be True, False or 'auto', got {lagrangian!r}")
+    if lagrangian == "auto":
+        lagrangian = time_limit is not None or max_iterations is not None
     if exact_rule not in ("table2", "measured"):
         raise ParameterError(f"exact_rule must be 'table2' or 'measured', got {exact_rule!r}")
     if max_iterations is not None and (int(max_iterations) != max_iterations or max_iterations < 1):
@@ -346,6 +376,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     t_master = t_pricing = t_rounding = 0.0
     status, lp_value = None, None
     integral_master = False
+    pair_order = None          # pairs by distance, for RoundingMSTHeuristic (computed once)
     it = 0
 
     def close(a, b):  # a ≥ b within the relative tolerance
@@ -373,7 +404,10 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
 
         # (b)-(c) integral master solution or rounding
         t0 = time.perf_counter()
-        candidates, integral_master = _rounding_step(X, D, k, master, sol)
+        if pair_order is None:
+            pair_order = distance_pair_order(D)
+        candidates, integral_master = _rounding_step(X, D, k, master, sol,
+                                                     pair_order=pair_order)
         if not integral_master:
             s_srh = candidates[0].sse()
             sse_srh = s_srh if sse_srh is None else min(sse_srh, s_srh)
@@ -389,12 +423,17 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
 
         # (d) pricing, possibly at smoothed duals; a mispricing re-prices at λ
         t0 = time.perf_counter()
-        smoothing = stabilization == "wentges" and center is not None
+        smoothing = stabilization is not None and center is not None
         lam_p = alpha * center + (1 - alpha) * lam if smoothing else lam
         price_at = partial(pricing_round, D, k=k, mode=pricing, complete=lagrangian,
                            max_columns=max_columns, tol=tol, deadline=deadline,
                            exact_rule=exact_rule)
-        rounds = [(lam_p, price_at(lam_p))]
+        if stabilization == "neame" and pricing in ("auto", "heuristic"):
+            # heuristic pricing only at the smoothed duals; exact pricing (and so
+            # every certificate) only at λ, in the mispricing round below
+            rounds = [(lam_p, price_at(lam_p, mode="heuristic"))]
+        else:
+            rounds = [(lam_p, price_at(lam_p))]
         improving = [c for c in rounds[0][1].columns if reduced_cost(D, lam, c, len(c)) < -tol]
         mispriced = smoothing and not improving and not rounds[0][1].timed_out
         if mispriced:
@@ -413,8 +452,12 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
                     cert_duals = mu
                     if stabilization == "wentges":
                         center = mu.copy()
-        if stabilization == "wentges" and best_lb is None:
-            center = lam_p.copy()   # nothing certified yet: smooth towards the last priced duals
+        if auto_alpha:
+            alpha = _adapt_alpha(alpha, D, lam, center, rounds, k, mispriced)
+        if stabilization == "neame" or (stabilization == "wentges" and best_lb is None):
+            # Neame: exponential smoothing of the priced duals; Wentges before any
+            # certified bound: smooth towards the last priced duals
+            center = lam_p.copy()
         dt_price = time.perf_counter() - t0
         t_pricing += dt_price
 
@@ -446,18 +489,25 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     gap_closing, t_close, lp_bound = "not_needed", 0.0, best_lb
     if best_lb is not None and not close(best_lb, best_sse):
         gap_closing = "disabled" if not close_gap else "skipped"
-        if close_gap and status in ("converged", "optimal"):
+        if close_gap and status == "converged":
             t0 = time.perf_counter()
-            gap_closing, opt = _close_gap(D, X, k, cert_duals, best_sse - best_lb + n * tol,
-                                          best, close_gap_max_columns, deadline)
-            t_close = time.perf_counter() - t0
-            if opt is not None:
-                if opt.sse() < best_sse:
+            if deadline is not None and t0 >= deadline:
+                gap_closing = "time_limit"
+            else:
+                gap_closing, opt, bound = _close_gap(D, X, k, cert_duals,
+                                                     best_sse - best_lb + n * tol, best,
+                                                     close_gap_max_columns, deadline)
+                if opt is not None and opt.sse() < best_sse:
                     best, best_sse = opt, opt.sse()
-                best_lb, bound_source = best_sse, "enumeration"
+                if bound is not None and bound > best_lb:
+                    # the MIP's proven bound over every cluster that can improve on UB
+                    best_lb, bound_source = min(bound, best_sse), "enumeration"
+            t_close = time.perf_counter() - t0
     exact = best_lb is not None and close(best_lb, best_sse)
     if exact and status == "converged":
         status = "optimal"
+    elif gap_closing == "time_limit":
+        status = "time_limit"
     total = time.perf_counter() - t_start
     return ColumnGenerationResult(
         partition=best, sse=best_sse, lower_bound=best_lb, bound_source=bound_source,
@@ -465,37 +515,84 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         columns=list(master.columns), sse_mdav=sse_mdav, sse_vmdav=sse_vmdav,
         sse_srh=sse_srh, sse_msth=sse_msth, log=log,
         seconds={"master": t_master, "pricing": t_pricing, "rounding": t_rounding,
-                 "close_gap": t_close, "total": total},
+                 "close_gap": t_close, "total": total,
+                 "overrun": 0.0 if time_limit is None else max(0.0, total - time_limit)},
         gap_closing=gap_closing, integral_master=integral_master,
         pricing=pricing, stabilization=stabilization)
+
+
+def _adapt_alpha(alpha, D, lam, center, rounds, k, mispriced, step=0.1):
+    """Automatic smoothing weight after the rule of Pessoa, Sadykov, Uchoa and
+    Vanderbeck (In-out separation and column generation stabilization by dual
+    price smoothing, SEA 2013; INFORMS J. Comput. 2018): take a supergradient
+    g of the Lagrangian function L(μ) = Σμ + n·min(0, min_η r_η(μ)/η) at the
+    smoothed duals μ; if g·(λ − center) > 0, L still increases towards the
+    master duals λ, so smooth less (α − step), else more (α + step, at most
+    0.9).  A mispricing also lowers α.  g_v = 1 − (n/η*)·[v ∈ C*] for the
+    cluster C* of least reduced cost per record (size η*), or 1 when no
+    cluster has negative reduced cost.  O(n + columns)."""
+    if center is None:
+        return alpha
+    if mispriced:
+        return max(0.0, alpha - step)
+    mu, r = rounds[0]
+    if not r.complete(k):
+        return alpha
+    n = lam.size
+    g = np.ones(n)
+    ratio = {eta: v / eta for eta, v in r.min_reduced_costs.items()}
+    eta_s = min(ratio, key=ratio.get)
+    if ratio[eta_s] < 0:
+        cands = [c for c in r.columns if len(c) == eta_s]
+        if cands:
+            best = min(cands, key=lambda c: reduced_cost(D, mu, c, eta_s))
+            g[best] -= n / eta_s
+    if float(g @ (lam - center)) > 0:
+        return max(0.0, alpha - step)
+    return min(0.9, alpha + step)
 
 
 def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
     """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
     at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L)
-    and solve the set-partitioning MIP over them and the groups of ``best``.
-    Returns (outcome, optimal Partition or None)."""
-    from .bounds import columns_below
-    from .master import cluster_weight, set_partitioning_mip
+    and solve the set-partitioning MIP over them and the groups of ``best``,
+    stopping at ``deadline`` (the enumeration checks it between slices, the MIP
+    gets the remaining time).  Returns (outcome, partition, bound): outcome
+    "optimal", "too_many_columns", "too_many_nodes", "time_limit" or another
+    HiGHS status; partition the MIP's best partition (or None); bound a lower
+    bound on the optimum proved by the MIP (its value, or on a time limit its
+    dual bound, which is valid because every partition better than UB uses
+    only enumerated clusters), or None."""
+    from .bounds import enumerate_below
+    from .master import set_partitioning_mip
 
     n = D.shape[0]
-    columns = [g for g in best.groups()]
+    columns = list(best.groups())
+    weights = [float(D[np.ix_(g, g)].sum()) / (2.0 * g.size) for g in columns]
     left_cap = max_columns
     for eta in range(k, min(2 * k, n + 1)):
-        found = columns_below(D, duals, eta, threshold, max_columns=left_cap + 1)
-        if found is None or len(found) > left_cap:
-            return "too_many_columns", None
+        outcome, found = enumerate_below(D, duals, eta, threshold, max_columns=left_cap + 1,
+                                         deadline=deadline)
+        if outcome == "complete" and len(found) > left_cap:
+            outcome = "too_many_columns"
+        if outcome != "complete":
+            return outcome, None, None
         left_cap -= len(found)
         columns.extend(found)
-        if deadline is not None and time.perf_counter() >= deadline:
-            return "time_limit", None
-    weights = [cluster_weight(D, c) for c in columns]
-    # HiGHS can overrun its MIP time limit by seconds under load: keep a margin
-    left = None if deadline is None else 0.9 * (deadline - time.perf_counter()) - 0.5
-    if left is not None and left <= 0:
-        return "time_limit", None
+        if found.size:   # w_C (formula (8)) of the whole block at once
+            weights.extend(D[found[:, :, None], found[:, None, :]].sum(axis=(1, 2)) / (2.0 * eta))
+    left = None
+    if deadline is not None:
+        left = deadline - time.perf_counter() - 0.05   # building the model
+        if left <= 0:
+            return "time_limit", None, None
+    info: dict = {}
     status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
-                                             start=range(best.n_groups))
-    if status != "optimal":
-        return status, None
-    return "optimal", Partition.from_groups([columns[j] for j in chosen], X)
+                                             start=range(best.n_groups), info=info)
+    part = None if chosen is None else Partition.from_groups([columns[j] for j in chosen], X)
+    if part is not None and not part.is_feasible(k):   # never expected; be safe
+        part = None
+    if status == "optimal":
+        return "optimal", part, None if part is None else part.sse()
+    bound = info.get("dual_bound")
+    return status, part, bound if bound is not None and np.isfinite(bound) else None

@@ -8,15 +8,20 @@ its η−1 edges, as in the objective of model (14)).  If the finished C has
 negative reduced cost it is kept and its records leave the unassigned set;
 otherwise only v leaves.  The columns found are pairwise disjoint.
 
-Cost O(n²·η) with the inner argmin vectorised over the unassigned records.
+Cost O(n²·η).  :func:`heuristic_pricing` runs the whole loop in one compiled
+kernel (``compiled=True``, default; 10-20× faster at n = 200, see
+docs/bench/cg.md); ``compiled=False`` runs the readable numpy version built on
+:func:`greedy_cluster`, which the tests compare it against.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ._common import (Clock, PricingResult, check_pricing_input, forbidden_set,
                       reduced_cost, sorted_result)
+from .enumeration import _is_forbidden, cluster_hash
 
 __all__ = ["heuristic_pricing", "greedy_cluster"]
 
@@ -42,14 +47,71 @@ def greedy_cluster(D, duals, eta, seed_node, available, *, criterion="pseudocode
     return members
 
 
+@njit(cache=True)
+def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out):
+    """Compiled SolveHeuristicPricing loop: the same seeds, argmin choices
+    (first minimum) and acceptance test as the numpy version, writing the
+    accepted clusters (sorted) to ``out``; returns their number."""
+    n = D.shape[0]
+    unassigned = np.ones(n, dtype=np.bool_)
+    avail = np.empty(n, dtype=np.bool_)
+    edge = np.empty(n)
+    members = np.empty(eta, dtype=np.int64)
+    n_free = n
+    count = 0
+    for v in order:
+        if n_free < eta:
+            break
+        if not unassigned[v]:
+            continue
+        unassigned[v] = False
+        n_free -= 1
+        avail[:] = unassigned
+        members[0] = v
+        for u in range(n):
+            edge[u] = D[v, u]
+        for s in range(1, eta):
+            w = -1
+            best = np.inf
+            for u in range(n):
+                if avail[u]:
+                    score = edge[u] / eta - weight * duals[u]
+                    if score < best:
+                        best = score
+                        w = u
+            members[s] = w
+            avail[w] = False
+            for u in range(n):
+                edge[u] += D[w, u]
+        srt = np.sort(members)
+        rc = 0.0
+        for a in range(eta):
+            for b in range(a + 1, eta):
+                rc += D[srt[a], srt[b]]
+        rc = rc / eta
+        for a in range(eta):
+            rc -= duals[srt[a]]
+        if rc < -tol and not (fb_hash.size > 0 and _is_forbidden(srt, fb_hash, fb_rows)):
+            out[count, :] = srt
+            count += 1
+            for a in range(eta):
+                if unassigned[srt[a]]:
+                    unassigned[srt[a]] = False
+                    n_free -= 1
+    return count
+
+
 def heuristic_pricing(D, duals, eta, *, max_columns=10, tol=1e-9, forbidden=None,
-                      time_limit=None, criterion="pseudocode") -> PricingResult:
+                      time_limit=None, criterion="pseudocode", compiled=True) -> PricingResult:
     """SolveHeuristicPricing (seed 001, section 5.1): disjoint clusters of size
     η with negative reduced cost, found greedily; ``exact`` is always False.
 
     ``forbidden`` clusters are never returned (a forbidden greedy cluster is
     treated like a non-negative one).  At most ``max_columns`` columns are
-    returned, best first.  O(n²·η).
+    returned, best first.  O(n²·η).  ``compiled=True`` runs the loop in one
+    numba kernel (same clusters; reduced costs are recomputed by
+    :func:`reduced_cost`, and the clock is only checked before it starts),
+    ``compiled=False`` the numpy reference.
 
     >>> D = np.array([[0., 1, 9, 9], [1, 0, 9, 9], [9, 9, 0, 1], [9, 9, 1, 0]])
     >>> r = heuristic_pricing(D, np.full(4, 1.0), 2)
@@ -63,10 +125,24 @@ def heuristic_pricing(D, duals, eta, *, max_columns=10, tol=1e-9, forbidden=None
     clock = Clock(time_limit)
     n = D.shape[0]
     banned = forbidden_set(forbidden, eta, n)
-    unassigned = np.ones(n, dtype=bool)
     found: dict[tuple[int, ...], float] = {}
     status = "heuristic"
-    for v in np.argsort(-duals, kind="stable"):
+    order = np.argsort(-duals, kind="stable")
+    if compiled:
+        weight = 1.0 / (eta - 1) if criterion == "pseudocode" else 1.0
+        fb_rows = np.array(sorted(banned), dtype=np.int64).reshape(-1, eta)
+        fb_hash = np.array([cluster_hash(row) for row in fb_rows], dtype=np.uint64)
+        srt = np.argsort(fb_hash, kind="stable")
+        out = np.empty((n // eta, eta), dtype=np.int64)
+        m = _greedy_pricing(D, duals, eta, order, weight, float(tol), fb_hash[srt],
+                            np.ascontiguousarray(fb_rows[srt]), out)
+        for row in out[:m]:
+            key = tuple(row.tolist())
+            found[key] = reduced_cost(D, duals, key, eta)
+        return sorted_result(found, exact=False, min_rc=None, status=status, clock=clock,
+                             max_columns=max_columns)
+    unassigned = np.ones(n, dtype=bool)
+    for v in order:
         if unassigned.sum() < eta:
             break
         if not unassigned[v]:
