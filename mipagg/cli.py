@@ -136,12 +136,17 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"mipagg: warning: {message}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("default")
+            warnings.simplefilter("always")
+            warnings.showwarning = _show_warning
             return args.func(args)
     except MipaggError as exc:
         print(f"mipagg: error: {exc}", file=sys.stderr)

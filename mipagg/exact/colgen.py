@@ -280,8 +280,11 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         previous smoothed duals (exponential smoothing, Neame 1999, as
         surveyed by Pessoa et al. 2018), and only when that yields no column
         with negative reduced cost at λ the ordinary pricing (heuristic, then
-        exact) at λ.  alpha : smoothing weight.  Both measured slower than no
-        stabilization on the paper instances (docs/bench/cg.md), hence off.
+        exact) at λ.  alpha : smoothing weight, or "auto" (Wentges only):
+        start at 0.5 and adapt it every iteration by the supergradient rule
+        of Pessoa et al. (:func:`_adapt_alpha`).  All three schemes were
+        measured slower than no stabilization on the paper instances
+        (1.2-2.6× with pricing "auto", docs/bench/cg.md), hence off.
     lagrangian : when an iteration calls exact pricing, price every size
         exactly so the Lagrangian bound is certified (an anytime bound under
         ``time_limit``), and stop when it is within ``gap_tol`` (relative) of

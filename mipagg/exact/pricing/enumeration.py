@@ -57,6 +57,15 @@ def cluster_hash(members):
     return h
 
 
+def forbidden_table(banned, eta):
+    """Hash table of the clusters in ``banned`` (sorted tuples of size η) for
+    :func:`_is_forbidden`: (sorted hashes, matching rows)."""
+    rows = np.array(sorted(banned), dtype=np.int64).reshape(-1, eta)
+    hashes = np.array([cluster_hash(row) for row in rows], dtype=np.uint64)
+    order = np.argsort(hashes, kind="stable")
+    return hashes[order], np.ascontiguousarray(rows[order])
+
+
 @njit(cache=True)
 def _is_forbidden(sorted_members, fb_hash, fb_rows):
     h = cluster_hash(sorted_members)
@@ -182,11 +191,7 @@ def enumeration_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
                                         time_limit=time_limit, tol=tol)
     clock = Clock(time_limit)
     n = D.shape[0]
-    banned = sorted(forbidden_set(forbidden, eta, n))
-    fb_rows = np.array(banned, dtype=np.int64).reshape(-1, eta)
-    fb_hash = np.array([cluster_hash(row) for row in fb_rows], dtype=np.uint64)
-    order = np.argsort(fb_hash, kind="stable")
-    fb_hash, fb_rows = fb_hash[order], np.ascontiguousarray(fb_rows[order])
+    fb_hash, fb_rows = forbidden_table(forbidden_set(forbidden, eta, n), eta)
 
     H = half_smallest_sums(D, eta)
     cand = np.zeros((eta, n), dtype=np.int64)

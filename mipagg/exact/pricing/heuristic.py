@@ -21,7 +21,7 @@ from numba import njit
 
 from ._common import (Clock, PricingResult, check_pricing_input, forbidden_set,
                       reduced_cost, sorted_result)
-from .enumeration import _is_forbidden, cluster_hash
+from .enumeration import _is_forbidden, forbidden_table
 
 __all__ = ["heuristic_pricing", "greedy_cluster"]
 
@@ -130,12 +130,9 @@ def heuristic_pricing(D, duals, eta, *, max_columns=10, tol=1e-9, forbidden=None
     order = np.argsort(-duals, kind="stable")
     if compiled:
         weight = 1.0 / (eta - 1) if criterion == "pseudocode" else 1.0
-        fb_rows = np.array(sorted(banned), dtype=np.int64).reshape(-1, eta)
-        fb_hash = np.array([cluster_hash(row) for row in fb_rows], dtype=np.uint64)
-        srt = np.argsort(fb_hash, kind="stable")
+        fb_hash, fb_rows = forbidden_table(banned, eta)
         out = np.empty((n // eta, eta), dtype=np.int64)
-        m = _greedy_pricing(D, duals, eta, order, weight, float(tol), fb_hash[srt],
-                            np.ascontiguousarray(fb_rows[srt]), out)
+        m = _greedy_pricing(D, duals, eta, order, weight, float(tol), fb_hash, fb_rows, out)
         for row in out[:m]:
             key = tuple(row.tolist())
             found[key] = reduced_cost(D, duals, key, eta)
