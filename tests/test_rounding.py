@@ -1,7 +1,6 @@
 """SimpleRoundingHeuristic and RoundingMSTHeuristic (seed 001 section 5.2)."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from mipagg.exact.master import squared_distances

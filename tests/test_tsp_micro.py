@@ -301,3 +301,21 @@ def test_mdav_lk_mhm_census_tarragona_vs_published(census, tarragona):
     t = mdav_lk_mhm(tarragona.X, 3).partition.il()
     assert c < 5.6922 and abs(c - 5.1085) / 5.1085 < 0.02
     assert t < 16.9326 < 18.7969
+
+
+def test_exact_tour_time_limit_keeps_best_path_marked_unproven():
+    """tsp-mhm with the exact tour: a time limit too short for the proof still
+    returns a k-feasible partition on a Hamiltonian path, marked as unproven;
+    a generous limit on a small instance proves the path optimal."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    r = hm2_micro(X, 3, tour="exact", time_limit=0.01)
+    assert r.partition.is_feasible(3)
+    assert sorted(r.order.tolist()) == list(range(300))
+    assert r.summary()["path_proven_optimal"] is False
+    assert r.summary()["status"] == "time_limit"
+    small = X[:25]
+    r = hm2_micro(small, 3, tour="exact", time_limit=60)
+    assert r.summary()["path_proven_optimal"] is True
+    _, length, proven = exact_path(small)
+    assert proven and abs(r.path_length - length) < 1e-9

@@ -54,6 +54,27 @@ def _attach_leftovers(X, groups, left):
     groups[j] = np.concatenate((groups[j], left))
 
 
+def _pair_groups(X, free, r, s, k, groups):
+    """Seed 004 §4.2.2 step 1b / §4.2.3 step 2: a group around r, then one
+    around s (if s went into r's group — all records equidistant — the
+    farthest free record from r takes its place)."""
+    groups.append(_group_around(X, free, r, k))
+    if not free[s]:
+        rest = np.flatnonzero(free)
+        s = int(rest[int(np.argmax(sqdist_to(X, rest, X[r])))])
+    groups.append(_group_around(X, free, s, k))
+
+
+def _close_groups(X, free, k, groups):
+    """The last step: k or more leftovers form a group, fewer join the nearest."""
+    left = np.flatnonzero(free)
+    if left.size >= k:
+        groups.append(left)
+    elif left.size:
+        _attach_leftovers(X, groups, left)
+    return groups
+
+
 def _farthest_pairs(X, rows, block=2048):
     """For every record of ``rows``: its farthest record among ``rows`` and
     the squared distance (blocked, O(m²·p) time, O(block·m) memory)."""
@@ -108,17 +129,8 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         a, b = min(i, int(far[i])), max(i, int(far[i]))
         da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
         r, s = (a, b) if da >= db else (b, a)
-        groups.append(_group_around(X, free, r, k))
-        if not free[s]:  # s among r's k−1 nearest (all records equidistant)
-            rest = np.flatnonzero(free)
-            s = int(rest[int(np.argmax(sqdist_to(X, rest, X[r])))])
-        groups.append(_group_around(X, free, s, k))
-    left = np.flatnonzero(free)
-    if left.size >= k:
-        groups.append(left)
-    elif left.size:
-        _attach_leftovers(X, groups, left)
-    return groups
+        _pair_groups(X, free, r, s, k, groups)
+    return _close_groups(X, free, k, groups)
 
 
 def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:

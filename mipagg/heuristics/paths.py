@@ -30,7 +30,7 @@ from ..partition import Partition
 from ..univariate import check_k, mhm
 from ._common import centroid as _centroid
 from ._common import sqdist_to
-from .fixed import _as_matrix, _attach_leftovers, _group_around, cbfs_groups, md_groups
+from .fixed import _as_matrix, _close_groups, _pair_groups, cbfs_groups, md_groups
 
 __all__ = [
     "npn_order", "npn_order_reference", "md_order", "mdav_order", "cbfs_order", "groups_order",
@@ -141,17 +141,8 @@ def mdav_path_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         rows = np.flatnonzero(free)
         r = int(rows[int(np.argmax(sqdist_to(X, rows, _centroid(X, rows))))])
         s = int(rows[int(np.argmax(sqdist_to(X, rows, X[r])))])
-        groups.append(_group_around(X, free, r, k))
-        if not free[s]:
-            rest = np.flatnonzero(free)
-            s = int(rest[int(np.argmax(sqdist_to(X, rest, X[r])))])
-        groups.append(_group_around(X, free, s, k))
-    left = np.flatnonzero(free)
-    if left.size >= k:
-        groups.append(left)
-    elif left.size:
-        _attach_leftovers(X, groups, left)
-    return groups
+        _pair_groups(X, free, r, s, k, groups)
+    return _close_groups(X, free, k, groups)
 
 
 def md_order(X: np.ndarray, k: int) -> np.ndarray:

@@ -28,7 +28,7 @@ def _check_tour(tour: str) -> str:
 
 
 def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
-              repeats: int = 1) -> PathMicroResult:
+              repeats: int = 1, time_limit: float | None = None) -> PathMicroResult:
     """(HM)²-Micro (seed 002 §4, Algorithm 1; seed 003 chapter 4): a
     Hamiltonian path by the TSP heuristic ``tour`` with the dummy node
     (:func:`mipagg.tsp.hamiltonian_path`: LKH on the dummy-augmented matrix for
@@ -38,7 +38,9 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     carries ``il_mean/il_std/il_min/il_max`` over the runs.
 
     Cost per run: the tour (O(n²) for the constructions, more for ``lkh``)
-    plus O(k·n·p) for MHM.
+    plus O(k·n·p) for MHM.  ``time_limit`` (seconds per path) applies to
+    ``tour="exact"``: when it stops the proof, the best path found is used and
+    the summary says ``path_proven_optimal: False`` (status ``time_limit``).
 
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
@@ -48,13 +50,24 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     X = np.asarray(X, dtype=float)
     tour = _check_tour(tour)
     check_k(k, X.shape[0])
-    from ..tsp import hamiltonian_path, path_length
+    from ..tsp import exact_path, hamiltonian_path, path_length
+
+    proofs = []
 
     def make(s):
-        order = np.asarray(hamiltonian_path(X, tour, seed=s), dtype=np.int64)
+        if tour == "exact":
+            order, _, proven = exact_path(X, time_limit=time_limit, seed=s)
+            proofs.append(bool(proven))
+        else:
+            order = hamiltonian_path(X, tour, seed=s, time_limit=time_limit)
+        order = np.asarray(order, dtype=np.int64)
         return order, path_length(X, order)
 
-    return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour)
+    result = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour)
+    if proofs:
+        result.extra.update(path_proven_optimal=all(proofs),
+                            status="optimal_path" if all(proofs) else "time_limit")
+    return result
 
 
 MDAV_LK_SEARCHES = ("lk", "oropt")
