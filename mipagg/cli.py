@@ -132,7 +132,8 @@ def _cmd_demo(args) -> int:
     for fname, cols in DEMO_DATA:
         _demo_table(read_csv(SHIPPED / fname, columns=cols.split(",") if cols else None), args.k)
     print("companies.csv is seed 004 Table 1; its optimal 3-partition has SSE/SST = 0.34 "
-          "(Example 1), which cg proves above.")
+          "(Example 1), which cg proves above.\nThe first run after installation also "
+          "compiles numba kernels (cached afterwards), which inflates its seconds.")
     return 0
 
 
