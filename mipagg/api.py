@@ -49,14 +49,40 @@ def _as_instance(data) -> Instance:
     return from_array(data)
 
 
+def _check_improve_options(improve: str | None, options: dict | None) -> dict:
+    """Refuse post-processing options the chosen improvement does not take."""
+    options = dict(options or {})
+    if not options:
+        return options
+    if improve is None:
+        raise ParameterError(f"improve_options {sorted(options)} given without improve")
+    import inspect
+
+    from . import improve as imp
+
+    fn = {"local": imp.local_search, "rcs": imp.random_cluster_shuffling}.get(improve)
+    if fn is None:  # improve_partition reports the unknown improvement
+        return options
+    accepted = [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ParameterError(f"improvement {improve!r} does not take option(s) {unknown}; "
+                             f"it takes {accepted}")
+    return options
+
+
 def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = None,
-                   seed: int | None = None, **options) -> RunResult:
+                   seed: int | None = None, improve_options: dict | None = None,
+                   **options) -> RunResult:
     """Microaggregate ``data`` (an :class:`Instance` or a numeric array) with ``method``.
 
     ``options`` go to the method (e.g. ``gamma`` for V-MDAV, ``pricing`` for
     column generation); an option the method does not take is an error.
     ``seed`` is passed to randomized methods and ignored by deterministic ones.
-    ``improve`` ("local" or "rcs") post-processes the partition.
+    ``improve`` ("local" or "rcs") post-processes the partition;
+    ``improve_options`` go to it (e.g. ``{"probability": 0.01, "max_events": 20}``
+    for RCS, seed 003 Table 6.1) and are recorded in the summary.
 
     >>> import numpy as np
     >>> r = microaggregate(np.arange(12.0).reshape(6, 2), 3, "mdav")
@@ -65,6 +91,7 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     """
     inst = _as_instance(data)
     k = check_k(k, inst.n)
+    improve_options = _check_improve_options(improve, improve_options)
     spec = get_method(method)
     fn = spec.load()
     accepted = spec.options()
@@ -85,11 +112,16 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
         from .improve import improve_partition
 
         before = partition.sse()
-        partition = improve_partition(inst.X, partition, k, how=improve, seed=seed)
+        partition = improve_partition(inst.X, partition, k, how=improve, seed=seed,
+                                      **improve_options)
         details.update(improve=improve, sse_before_improve=before)
+        if improve_options:
+            details["improve_options"] = improve_options
     seconds = time.perf_counter() - t0
     if not partition.is_feasible(k):
         raise RuntimeError(f"method {method!r} returned a partition that is not {k}-feasible")
     recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
+    if improve_options:
+        recorded["improve_options"] = improve_options
     return RunResult(method, k, partition, seconds, recorded, details,
                      None if isinstance(out, Partition) else out)

@@ -416,3 +416,57 @@ def test_killed_command_resumes_only_missing_runs(tmp_path):
     with ResultStore(db) as store:
         assert store.count() == store.count("ok") == 20
         assert first <= store.done_keys()
+
+
+def test_improve_options_enter_key_label_and_runs(tmp_path):
+    """Post-processing options (RCS probability / max_events, seed 003 Table
+    6.1) are part of the run key and the default label, reach RCS, and are
+    stored in the run's summary."""
+    inst = InstanceList((from_array(np.random.default_rng(11).normal(size=(40, 3)),
+                                    name="rand40"),))
+    always = MethodEntry("mdav", improve="rcs",
+                         improve_options={"probability": 1.0, "max_events": 30})
+    never = MethodEntry("mdav", improve="rcs",
+                        improve_options={"probability": 0.0, "max_events": 30})
+    plain = MethodEntry("mdav", improve="rcs")
+    assert always.name == "mdav+rcs(max_events=30,probability=1.0)"
+    grid = Grid([inst], [always, never, plain, MethodEntry("mdav", improve="rcs",
+                                                           improve_options={})],
+                k=(3,), seeds=(0, 1), name="iopts")
+    runs = grid.runs()
+    keys = [r.key for r in runs]
+    assert len(set(keys[:6])) == 6  # three entries × two seeds: all different
+    assert keys[4:6] == keys[6:8]  # empty improve_options = none: same key
+    db = tmp_path / "i.sqlite"
+    out = run_grid(grid, db, jobs=1, progress=False)
+    assert out.ok == 8
+    with ResultStore(db) as store:
+        recs = {r["key"]: r for r in store.records()}
+    assert len(recs) == 6
+    a, n = recs[keys[0]], recs[keys[2]]
+    assert a["summary"]["improve_options"] == {"probability": 1.0, "max_events": 30}
+    assert n["summary"]["improve_options"] == {"probability": 0.0, "max_events": 30}
+    # 30 forced shuffling events change the walk: the two partitions differ
+    assert a["labels"].tolist() != n["labels"].tolist()
+    # probability 0 is deterministic: both seeds agree
+    assert recs[keys[2]]["labels"].tolist() == recs[keys[3]]["labels"].tolist()
+
+
+def test_improve_options_in_toml_and_errors(tmp_path):
+    head = "k=[2]\n[[instances]]\ngenerator='normal_small'\n[[methods]]\nname='mdav'\n"
+    grid = load_grid(_write(tmp_path, head + "improve='rcs'\nlabel='RCS'\n"
+                                             "sweep={max_events=[5, 10]}\n"
+                            "improve_options={probability=0.01}\n"))
+    assert [m.improve_options for m in grid.methods] == [{"probability": 0.01}] * 2
+    assert [m.name for m in grid.methods] == ["RCS(max_events=5)", "RCS(max_events=10)"]
+    with pytest.raises(GridError, match=r"grid.toml: methods\[0\]: improvement 'rcs' does "
+                                        r"not take option\(s\) \['chance'\]"):
+        load_grid(_write(tmp_path, head + "improve='rcs'\nimprove_options={chance=0.1}\n"))
+    with pytest.raises(GridError, match="without improve"):
+        load_grid(_write(tmp_path, head + "improve_options={probability=0.1}\n"))
+    with pytest.raises(GridError, match="'improve_options' must be a table"):
+        load_grid(_write(tmp_path, head + "improve='rcs'\nimprove_options=3\n"))
+    bad = Grid([_tiny_instances()], [MethodEntry("mdav", improve="local",
+                                                 improve_options={"probability": 0.1})], k=(2,))
+    with pytest.raises(GridError, match="does not take option"):
+        bad.runs()

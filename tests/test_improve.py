@@ -214,3 +214,58 @@ def test_mdav_rcs_census_close_to_seed003_table_6_1(census):
         Q = random_cluster_shuffling(census.X, P, k, probability=0.0)
         assert Q.il() < P.il()
         assert abs(Q.il() - published) / published < 0.02
+
+
+def _count_events(monkeypatch):
+    import mipagg.improve as imp
+
+    events = []
+    real_event = imp._shuffle_event
+
+    def counting_event(G, k, rng):
+        events.append(1)
+        return real_event(G, k, rng)
+
+    monkeypatch.setattr(imp, "_shuffle_event", counting_event)
+    return events
+
+
+def test_improve_options_reach_rcs_through_the_api(companies, monkeypatch):
+    """``microaggregate(..., improve_options=...)`` passes probability and
+    max_events to RCS: probability 1 fires an event after every record until
+    max_events is reached; probability 0 fires none and equals the direct call."""
+    events = _count_events(monkeypatch)
+    r = microaggregate(companies, 3, "mdav", improve="rcs", seed=2,
+                       improve_options={"probability": 1.0, "max_events": 7})
+    assert len(events) == 7
+    assert r.summary()["improve_options"] == {"probability": 1.0, "max_events": 7}
+    assert r.options["improve_options"] == {"probability": 1.0, "max_events": 7}
+    events.clear()
+    r0 = microaggregate(companies, 3, "mdav", improve="rcs", seed=2,
+                        improve_options={"probability": 0.0, "max_events": 7})
+    assert events == []
+    direct = random_cluster_shuffling(companies.X, mdav(companies.X, 3), 3, probability=0.0)
+    assert r0.labels.tolist() == direct.labels.tolist()
+    default = microaggregate(companies, 3, "mdav", improve="rcs", seed=2)  # probability 0.001
+    assert "improve_options" not in default.summary()
+    assert r.partition.is_feasible(3) and r.partition.sse() <= r.summary()["sse_before_improve"]
+
+
+def test_improve_options_reach_local_search(companies):
+    no_swaps = microaggregate(companies, 3, "mdav", improve="local",
+                              improve_options={"swaps": False})
+    assert no_swaps.partition.sse() == local_search(companies.X, mdav(companies.X, 3), 3,
+                                                    swaps=False).sse()
+
+
+def test_bad_improve_options_are_refused():
+    X = np.random.default_rng(3).normal(size=(12, 2))
+    with pytest.raises(ParameterError, match=r"improvement 'rcs' does not take option\(s\) "
+                                             r"\['probabilty'\]"):
+        microaggregate(X, 3, "mdav", improve="rcs", improve_options={"probabilty": 0.1})
+    with pytest.raises(ParameterError, match="without improve"):
+        microaggregate(X, 3, "mdav", improve_options={"probability": 0.1})
+    with pytest.raises(ParameterError, match="max_events"):
+        microaggregate(X, 3, "mdav", improve="local", improve_options={"max_events": 3})
+    with pytest.raises(ParameterError, match="probability must be in"):
+        microaggregate(X, 3, "mdav", improve="rcs", improve_options={"probability": 2.0})

@@ -35,6 +35,11 @@ Grids are written in Python or in a small TOML file::
     name = "tsp-mhm"
     label = "TSP-MHM"
     sweep = { tour = ["nn", "2opt"] }   # one entry per value
+
+    [[methods]]
+    name = "mdav"
+    improve = "rcs"                     # post-processing, with its options
+    improve_options = { probability = 0.001, max_events = 10 }
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..api import _check_improve_options
 from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance, read_csv
 
@@ -189,7 +195,9 @@ class MethodEntry:
     registry -- for reference solvers that are not registered methods, e.g. a
     brute-force optimum; it must return a Partition, a result with
     ``.partition``, or a tuple ``(sse, Partition)``.  ``k`` restricts the
-    entry to some values of k.
+    entry to some values of k.  ``improve_options`` go to the improvement
+    (:func:`mipagg.improve.improve_partition`), e.g. RCS's ``probability``
+    and ``max_events`` (seed 003 Table 6.1).
     """
 
     method: str
@@ -198,14 +206,16 @@ class MethodEntry:
     label: str | None = None
     k: tuple[int, ...] | None = None
     target: str | None = None
+    improve_options: dict | None = None
 
     @property
     def name(self) -> str:
         if self.label:
             return self.label
         opts = ",".join(f"{a}={v}" for a, v in sorted(self.options.items()))
+        iopts = ",".join(f"{a}={v}" for a, v in sorted((self.improve_options or {}).items()))
         return self.method + (f"({opts})" if opts else "") + (
-            f"+{self.improve}" if self.improve else "")
+            f"+{self.improve}" if self.improve else "") + (f"({iopts})" if iopts else "")
 
     def accepted(self) -> list[str]:
         """Options the function accepts (via the registry or ``target``)."""
@@ -255,6 +265,7 @@ class Run:
     seed: int | None
     target: str | None = None
     hard_limit: float | None = None
+    improve_options: dict | None = None
 
     def describe(self) -> str:
         seed = "" if self.seed is None else f" seed={self.seed}"
@@ -262,10 +273,15 @@ class Run:
 
 
 def run_key(instance: str, fingerprint: str, method: str, options: dict,
-            improve: str | None, k: int, seed: int | None, target: str | None = None) -> str:
-    """Stable hash identifying a run (independent of the grid and the machine)."""
+            improve: str | None, k: int, seed: int | None, target: str | None = None,
+            improve_options: dict | None = None) -> str:
+    """Stable hash identifying a run (independent of the grid and the machine).
+    ``improve_options`` enter the hash only when given, so keys of runs
+    without them are unchanged."""
     doc = {"instance": instance, "data": fingerprint, "method": method, "target": target,
            "options": options, "improve": improve, "k": int(k), "seed": seed}
+    if improve_options:
+        doc["improve_options"] = improve_options
     blob = json.dumps(doc, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 
@@ -360,6 +376,10 @@ class Grid:
                 if unknown:
                     raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
                                     f"it takes {accepted or 'none'}")
+                try:
+                    iopts = _check_improve_options(m.improve, m.improve_options) or None
+                except ParameterError as exc:
+                    raise GridError(f"method {m.name!r}: {exc}") from None
                 options = dict(m.options)
                 if self.time_limit is not None and "time_limit" in accepted:
                     options.setdefault("time_limit", self.time_limit)
@@ -367,10 +387,10 @@ class Grid:
                 for k in (m.k or self.k):
                     for seed in seeds:
                         key = run_key(inst.name, fp, m.method, options, m.improve, k, seed,
-                                      m.target)
+                                      m.target, iopts)
                         out.append(Run(key, self.name, dataset, inst.name, fp, m.method,
                                        m.name, options, m.improve, k, seed, m.target,
-                                       self.hard_limit))
+                                       self.hard_limit, iopts))
         return out
 
     # ------------------------------------------------------------ TOML
@@ -408,7 +428,8 @@ _INSTANCE_KEYS = {
     "subsets": {"subsets", "sizes", "criteria", "count", "seed", "columns", "name"},
     "generator": {"generator", "seeds", "count", "name", "n", "p", "clusters"},
 }
-_METHOD_KEYS = {"name", "options", "sweep", "improve", "label", "k", "target"}
+_METHOD_KEYS = {"name", "options", "sweep", "improve", "label", "k", "target",
+                "improve_options"}
 
 
 def _check_keys(where: str, table: dict, allowed: set) -> None:
@@ -471,14 +492,21 @@ def _method_entries(i: int, t) -> list[MethodEntry]:
         raise GridError(f"{where}: expected a table with a string 'name'")
     _check_keys(where, t, _METHOD_KEYS)
     options, sweep = t.get("options", {}), t.get("sweep", {})
+    iopts = t.get("improve_options")
     if not isinstance(options, dict) or not isinstance(sweep, dict):
         raise GridError(f"{where}: 'options' and 'sweep' must be tables")
+    if iopts is not None and not isinstance(iopts, dict):
+        raise GridError(f"{where}: 'improve_options' must be a table")
+    try:
+        _check_improve_options(t.get("improve"), iopts)
+    except ParameterError as exc:
+        raise GridError(f"{where}: {exc}") from None
     bad = [a for a, v in sweep.items() if not isinstance(v, list) or not v]
     if bad:
         raise GridError(f"{where}: sweep values must be non-empty lists ({bad})")
     ks = _int_list(where, t["k"], "k") if "k" in t else None
     return _expand_sweep(t["name"], options, sweep, t.get("label"), improve=t.get("improve"),
-                         k=ks, target=t.get("target"))
+                         k=ks, target=t.get("target"), improve_options=iopts)
 
 
 def _grid_from_dict(doc: dict, base_dir: Path | None, data_dir, default_name: str = "grid"):

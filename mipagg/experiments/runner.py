@@ -123,7 +123,8 @@ def _execute_here(run: Run, inst: Instance) -> dict:
             from ..api import microaggregate
 
             result = microaggregate(inst, run.k, run.method, seed=run.seed,
-                                    improve=run.improve, **run.options)
+                                    improve=run.improve, improve_options=run.improve_options,
+                                    **run.options)
         summary = result.summary()
         rec.update(status="ok", labels=result.labels, summary=summary,
                    **{c: summary.get(c) for c in ("sse", "sst", "il", "lower_bound", "gap",
