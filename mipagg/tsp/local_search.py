@@ -96,15 +96,22 @@ def _push(queue, inq, head_tail, c):
 
 
 @njit(cache=True)
-def _two_opt_kernel(X, tour, nbr):
-    """2-opt with neighbour lists and don't-look bits; returns #moves."""
+def _work_queue(tour):
+    """Positions of the records in ``tour`` and a FIFO work queue holding
+    every record once (don't-look bits cleared), as the local-search kernels
+    use them: ``(pos, queue, in_queue, [head, tail])``."""
     n = tour.shape[0]
     pos = np.empty(n, dtype=np.int64)
     for i in range(n):
         pos[tour[i]] = i
-    queue = tour.copy()
-    inq = np.ones(n, dtype=np.bool_)
-    ht = np.array([0, n], dtype=np.int64)
+    return pos, tour.copy(), np.ones(n, dtype=np.bool_), np.array([0, n], dtype=np.int64)
+
+
+@njit(cache=True)
+def _two_opt_kernel(X, tour, nbr):
+    """2-opt with neighbour lists and don't-look bits; returns #moves."""
+    n = tour.shape[0]
+    pos, queue, inq, ht = _work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
         a = queue[ht[0] % n]
@@ -177,12 +184,7 @@ def _or_opt_kernel(X, tour, nbr, max_len):
     """Or-opt (segments of 1..max_len records, both orientations) with
     neighbour lists, gain criterion and don't-look bits; returns #moves."""
     n = tour.shape[0]
-    pos = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        pos[tour[i]] = i
-    queue = tour.copy()
-    inq = np.ones(n, dtype=np.bool_)
-    ht = np.array([0, n], dtype=np.int64)
+    pos, queue, inq, ht = _work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
         s1 = queue[ht[0] % n]
