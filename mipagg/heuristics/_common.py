@@ -64,6 +64,12 @@ def centroid(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return _centroid_rows(X, rows)
 
 
+def farthest_from_centroid(X: np.ndarray, rows: np.ndarray) -> int:
+    """Position (into ``rows``) of the record farthest from the centroid of
+    ``X[rows]`` (first one on ties): the r of MDAV, CBFS, V-MDAV and NPN."""
+    return int(np.argmax(sqdist_to(X, rows, centroid(X, rows))))
+
+
 def sqdist_to_reference(X: np.ndarray, rows: np.ndarray, point: np.ndarray) -> np.ndarray:
     """Readable numpy version of :func:`sqdist_to`."""
     d = X[rows] - point

@@ -25,12 +25,11 @@ import numpy as np
 from ..partition import Partition
 from ..univariate import check_k
 from ._common import centroid as _centroid
-from ._common import as_rows, nearest, sqdist_to
+from ._common import as_rows, farthest_from_centroid, nearest, sqdist_to
 
 __all__ = ["md", "md_groups", "cbfs", "cbfs_groups"]
 
 
-_as_matrix = as_rows
 
 
 def _group_around(X, free, center, k):
@@ -100,7 +99,7 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     the centroid of the remaining records (the seed leaves this open; this
     choice reproduces more of seed 004 Table 5 than "lower row index first").
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     free = np.ones(n, dtype=bool)
@@ -136,15 +135,14 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
 def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     """Groups of CBFS (seed 004 §4.2.3, Laszlo & Mukherjee 2005), in formation
     order; each group starts with its centre r.  O(n²/k) distance computations."""
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     free = np.ones(n, dtype=bool)
     groups: list[np.ndarray] = []
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
-        centroid = _centroid(X, rows)
-        r = int(rows[int(np.argmax(sqdist_to(X, rows, centroid)))])
+        r = int(rows[farthest_from_centroid(X, rows)])
         groups.append(_group_around(X, free, r, k))
     groups.append(np.flatnonzero(free))
     return groups
@@ -164,7 +162,7 @@ def md(X: np.ndarray, k: int) -> Partition:
     >>> md(X, 3).sizes.tolist()
     [4, 3]
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     return Partition.from_groups(md_groups(X, k), X)
 
 
@@ -179,5 +177,5 @@ def cbfs(X: np.ndarray, k: int) -> Partition:
     >>> cbfs(X, 3).sizes.tolist()
     [4, 3]
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     return Partition.from_groups(cbfs_groups(X, k), X)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..partition import Partition
 from ..univariate import check_k
-from ._common import centroid as _centroid
+from ._common import farthest_from_centroid
 from ._common import as_rows, nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups"]
@@ -40,8 +40,7 @@ def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     remaining = np.arange(n)
     groups = []
     while remaining.size >= 3 * k:
-        centroid = _centroid(X, remaining)
-        r_pos = int(np.argmax(sqdist_to(X, remaining, centroid)))
+        r_pos = farthest_from_centroid(X, remaining)
         r = remaining[r_pos]
         s_pos = int(np.argmax(sqdist_to(X, remaining, X[r])))
         s = remaining[s_pos]
@@ -54,8 +53,7 @@ def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         g, remaining = _take_group(X, remaining, s_pos, k)
         groups.append(g)
     if remaining.size >= 2 * k:
-        centroid = _centroid(X, remaining)
-        r_pos = int(np.argmax(sqdist_to(X, remaining, centroid)))
+        r_pos = farthest_from_centroid(X, remaining)
         g, remaining = _take_group(X, remaining, r_pos, k)
         groups.append(g)
     groups.append(remaining)

@@ -28,9 +28,8 @@ from numba import njit
 
 from ..partition import Partition
 from ..univariate import check_k, mhm
-from ._common import centroid as _centroid
-from ._common import sqdist_to
-from .fixed import _as_matrix, _close_groups, _pair_groups, cbfs_groups, md_groups
+from ._common import as_rows, farthest_from_centroid, sqdist_to
+from .fixed import _close_groups, _pair_groups, cbfs_groups, md_groups
 
 __all__ = [
     "npn_order", "npn_order_reference", "md_order", "mdav_order", "cbfs_order", "groups_order",
@@ -80,21 +79,21 @@ def npn_order(X: np.ndarray, start: int | None = None) -> np.ndarray:
     >>> npn_order(np.array([[0.], [5.], [1.], [9.]])).tolist()
     [3, 1, 2, 0]
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     if start is None:
-        start = int(np.argmax(sqdist_to(X, np.arange(n), _centroid(X, np.arange(n)))))
+        start = farthest_from_centroid(X, np.arange(n))
     return _npn_kernel(X, int(start))
 
 
 def npn_order_reference(X: np.ndarray, start: int | None = None) -> np.ndarray:
     """Readable numpy version of :func:`npn_order` (same result)."""
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     if start is None:
-        start = int(np.argmax(sqdist_to(X, np.arange(n), _centroid(X, np.arange(n)))))
+        start = farthest_from_centroid(X, np.arange(n))
     order = np.empty(n, dtype=np.int64)
     free = np.ones(n, dtype=bool)
     cur = int(start)
@@ -111,7 +110,7 @@ def npn_order_reference(X: np.ndarray, start: int | None = None) -> np.ndarray:
 def groups_order(X: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
     """Point-level path from groups in formation order (seed 004 §4.2.3 steps
     6-7; each group's first element is its centre r or s)."""
-    X = _as_matrix(X)
+    X = as_rows(X)
     cents = np.array([X[g].mean(axis=0) for g in groups])
     gorder = npn_order(cents, start=0)
     out = []
@@ -132,14 +131,14 @@ def groups_order(X: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
 def mdav_path_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     """MDAV groups as seed 004 §4.2.3 steps 1-5 describe them (formation
     order, centre first).  O(n²/k) distance computations (Lemma 4)."""
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     free = np.ones(n, dtype=bool)
     groups: list[np.ndarray] = []
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
-        r = int(rows[int(np.argmax(sqdist_to(X, rows, _centroid(X, rows))))])
+        r = int(rows[farthest_from_centroid(X, rows)])
         s = int(rows[int(np.argmax(sqdist_to(X, rows, X[r])))])
         _pair_groups(X, free, r, s, k, groups)
     return _close_groups(X, free, k, groups)

@@ -30,8 +30,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..partition import Partition
 from ..univariate import check_k
-from ._common import centroid as _centroid
-from ._common import as_rows, sqdist_to
+from ._common import as_rows, farthest_from_centroid, sqdist_to
 from .fixed import _group_around
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_best", "DEFAULT_GAMMAS"]
@@ -56,8 +55,7 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
     g = 0
     while free.sum() >= k:
         rows = np.flatnonzero(free)
-        centroid = _centroid(X, rows)
-        e = int(rows[int(np.argmax(sqdist_to(X, rows, centroid)))])
+        e = int(rows[farthest_from_centroid(X, rows)])
         members = _group_around(X, free, e, k)
         labels[members] = g
         # dist2[i] = squared distance from free record rows2[i] to the group
