@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/bench_pricing.py [--quick] [--time-limit S]
     .venv/bin/python benchmarks/bench_pricing.py --reference   # exact references only
+    .venv/bin/python benchmarks/bench_pricing.py --validation  # input check vs heuristic pricing
 
 Records: random subsets (fixed seed) of Census and Tarragona, 13 columns,
 re-standardized.  Duals: "late" duals of a small column-generation run on the
@@ -181,6 +182,35 @@ def run_kernel_vs_reference(seed):
         print(f"| 30 | {eta} | {tr:.3f} | {tb:.4f} | {tr / tb:.0f}x |")
 
 
+def run_validation(repeats=20):
+    """Per-call cost of the pricing input check on the full files (column
+    generation prices the same D at every size of every iteration): the
+    symmetry test by ``np.allclose`` alone (before) against exact equality
+    first (after), next to one compiled heuristic pricing call at η = 3."""
+    from mipagg.exact.pricing._common import check_pricing_input
+
+    def best_of(f):
+        out = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            f()
+            out.append(time.perf_counter() - t0)
+        return min(out) * 1e3
+
+    print("\n| data | n | allclose ms | exact-first ms | ratio | heuristic pricing ms |")
+    print("|---|---|---|---|---|---|")
+    for name in ("census", "tarragona"):
+        D = squared_distances(read_csv(DATA / f"{name}.csv").X)
+        duals = np.random.default_rng(0).random(D.shape[0]) * D.mean() / 2
+        scale = max(float(D.max()), 1.0)
+        before = best_of(lambda: np.allclose(D, D.T, rtol=0.0, atol=1e-12 * scale))
+        after = best_of(lambda: np.array_equal(D, D.T))
+        check = best_of(lambda: check_pricing_input(D, duals, 3))
+        heur = best_of(lambda: price(D, duals, 3, "heuristic"))
+        print(f"| {name} | {D.shape[0]} | {before:.2f} | {after:.2f} | {after / before:.2f} | "
+              f"{heur:.2f} (check {check:.2f}) |", flush=True)
+
+
 def run_reference(seed):
     from mipagg.exact.reference import optimal_partition_bruteforce, set_partitioning
 
@@ -218,12 +248,18 @@ def main():
                     help="only enumeration along whole column-generation runs")
     ap.add_argument("--criteria", action="store_true",
                     help="only the heuristic-criterion comparison")
+    ap.add_argument("--validation", action="store_true",
+                    help="only the per-call cost of the input check on the full files")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     vers = ", ".join(f"{p} {metadata.version(p)}" for p in ("pyomo", "highspy"))
     print(f"Machine: {machine()}; {vers}\n")
     if args.reference:
         run_reference(args.seed)
+        return
+    if args.validation:
+        price(np.zeros((3, 3)), np.ones(3), 2, "heuristic")  # compile/load the kernel
+        run_validation()
         return
     if args.full_cg:
         run_full_cg(["census", "tarragona"], [30, 50, 100, 200], [3, 5], args.seed, 600)

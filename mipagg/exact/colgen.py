@@ -29,10 +29,11 @@ from functools import partial
 import numpy as np
 
 from ..errors import ParameterError
+from ..heuristics._common import as_rows
 from ..partition import Partition
 from ..univariate import check_k
 from .bounds import gap, lagrangian_bound
-from .master import MasterProblem, squared_distances
+from .master import MasterProblem, cluster_weight, squared_distances
 from .pricing import reduced_cost
 from .rounding import distance_pair_order, rounding_mst, simple_rounding
 
@@ -323,9 +324,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     from ..heuristics.vmdav import vmdav
 
     t_start = time.perf_counter()
-    X = np.asarray(X, dtype=float)
-    if X.ndim == 1:
-        X = X[:, None]
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     if pricing not in PRICING_MODES:
@@ -358,19 +357,19 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     groups_mdav = mdav_groups(X, k)
     p_mdav = Partition.from_groups(groups_mdav, X)
     master.add_columns(groups_mdav)
-    best = p_mdav
+    sse_mdav = p_mdav.sse()
+    best, best_sse = p_mdav, sse_mdav
     p_vmdav = vmdav(X, k, gamma=gamma)
     sse_vmdav = p_vmdav.sse()
     master.add_columns(p_vmdav.groups())
-    if sse_vmdav < best.sse():
-        best = p_vmdav
+    if sse_vmdav < best_sse:
+        best, best_sse = p_vmdav, sse_vmdav
     if initial is not None:
         p0 = _initial_partition(initial, X, k)
         master.add_columns(p0.groups())
-        if p0.sse() < best.sse():
-            best = p0
-    best_sse = best.sse()
-    sse_mdav = p_mdav.sse()
+        sse_0 = p0.sse()
+        if sse_0 < best_sse:
+            best, best_sse = p0, sse_0
 
     sse_srh = sse_msth = None
     best_lb, bound_source = None, None
@@ -384,6 +383,13 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
 
     def close(a, b):  # a ≥ b within the relative tolerance
         return a >= b - gap_tol * max(abs(b), 1e-12)
+
+    def improving_at(lam, r):  # columns of r with negative reduced cost at the master duals
+        return [c for c in r.columns if reduced_cost(D, lam, c, len(c)) < -tol]
+
+    price_at = partial(pricing_round, D, k=k, mode=pricing, complete=lagrangian,
+                       max_columns=max_columns, tol=tol, deadline=deadline,
+                       exact_rule=exact_rule)
 
     while True:
         if max_iterations is not None and it >= max_iterations:
@@ -411,14 +417,12 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
             pair_order = distance_pair_order(D)
         candidates, integral_master = _rounding_step(X, D, k, master, sol,
                                                      pair_order=pair_order)
-        if not integral_master:
-            s_srh = candidates[0].sse()
-            sse_srh = s_srh if sse_srh is None else min(sse_srh, s_srh)
-            if len(candidates) > 1:
-                s_msth = candidates[1].sse()
-                sse_msth = s_msth if sse_msth is None else min(sse_msth, s_msth)
-        for p in candidates:
-            s = p.sse()
+        sses = [p.sse() for p in candidates]
+        if not integral_master:   # candidates are [SRH] or [SRH, MSTH]
+            sse_srh = sses[0] if sse_srh is None else min(sse_srh, sses[0])
+            if len(sses) > 1:
+                sse_msth = sses[1] if sse_msth is None else min(sse_msth, sses[1])
+        for p, s in zip(candidates, sses):
             if s < best_sse:
                 best, best_sse = p, s
         dt_round = time.perf_counter() - t0
@@ -428,20 +432,17 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         t0 = time.perf_counter()
         smoothing = stabilization is not None and center is not None
         lam_p = alpha * center + (1 - alpha) * lam if smoothing else lam
-        price_at = partial(pricing_round, D, k=k, mode=pricing, complete=lagrangian,
-                           max_columns=max_columns, tol=tol, deadline=deadline,
-                           exact_rule=exact_rule)
         if stabilization == "neame" and pricing in ("auto", "heuristic"):
             # heuristic pricing only at the smoothed duals; exact pricing (and so
             # every certificate) only at λ, in the mispricing round below
             rounds = [(lam_p, price_at(lam_p, mode="heuristic"))]
         else:
             rounds = [(lam_p, price_at(lam_p))]
-        improving = [c for c in rounds[0][1].columns if reduced_cost(D, lam, c, len(c)) < -tol]
+        improving = improving_at(lam, rounds[0][1])
         mispriced = smoothing and not improving and not rounds[0][1].timed_out
         if mispriced:
             rounds.append((lam, price_at(lam)))
-            improving = [c for c in rounds[1][1].columns if reduced_cost(D, lam, c, len(c)) < -tol]
+            improving = improving_at(lam, rounds[1][1])
         timed_out = any(r.timed_out for _, r in rounds)
         lb_it = lb_true = None
         for mu, r in rounds:
@@ -571,7 +572,7 @@ def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline):
 
     n = D.shape[0]
     columns = list(best.groups())
-    weights = [float(D[np.ix_(g, g)].sum()) / (2.0 * g.size) for g in columns]
+    weights = [cluster_weight(D, g) for g in columns]
     left_cap = max_columns
     for eta in range(k, min(2 * k, n + 1)):
         outcome, found = enumerate_below(D, duals, eta, threshold, max_columns=left_cap + 1,

@@ -25,6 +25,7 @@ from math import comb
 import numpy as np
 
 from ..errors import ParameterError, SolverError
+from ..heuristics._common import as_rows
 from ..partition import Partition
 from ..univariate import check_k
 
@@ -34,11 +35,6 @@ MAX_BRUTEFORCE_N = 16
 MAX_CLUSTERS = 3_000_000
 
 
-def _as_matrix(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
-
-
 def enumerate_clusters(X, k, *, max_size=None):
     """Every cluster of size k..max_size (default 2k−1) of the rows of ``X``
     with its SSE (formula (8) of seed 001).
@@ -46,7 +42,7 @@ def enumerate_clusters(X, k, *, max_size=None):
     Returns (clusters, costs): a list of (m_s, s) int arrays, one per size s,
     and the matching list of cost arrays.
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     top = min(2 * k - 1 if max_size is None else max_size, n)
@@ -75,7 +71,7 @@ def optimal_partition_bruteforce(X, k, *, max_size=None) -> tuple[float, Partiti
     >>> sse, part.labels.tolist()
     (1.0, [0, 0, 1, 1])
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     if n > MAX_BRUTEFORCE_N:
         raise ParameterError(f"brute force is limited to n <= {MAX_BRUTEFORCE_N}, got n = {n}")
@@ -173,7 +169,7 @@ def set_partitioning(X, k, *, integral: bool, time_limit=None, with_duals=False)
     >>> round(v, 9), part.labels.tolist()
     (1.0, [0, 0, 1, 1])
     """
-    X = _as_matrix(X)
+    X = as_rows(X)
     n = X.shape[0]
     clusters, costs = enumerate_clusters(X, k)
     cost = np.concatenate(costs)

@@ -85,8 +85,10 @@ def check_pricing_input(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
     if (D < 0).any():
         raise DataError("D must hold squared distances (non-negative)")
     scale = max(float(D.max(initial=0.0)), 1.0)
-    if np.abs(np.diag(D)).max(initial=0.0) > 1e-12 * scale or \
-            not np.allclose(D, D.T, rtol=0.0, atol=1e-12 * scale):
+    # exact equality first: ~10x cheaper than allclose, which matters because
+    # column generation prices the same D many times per iteration
+    symmetric = np.array_equal(D, D.T) or np.allclose(D, D.T, rtol=0.0, atol=1e-12 * scale)
+    if np.abs(np.diag(D)).max(initial=0.0) > 1e-12 * scale or not symmetric:
         raise DataError("D must be symmetric with a zero diagonal")
     if isinstance(eta, bool) or not isinstance(eta, (int, np.integer)) or eta < 2:
         raise ParameterError(f"eta must be an integer >= 2, got {eta!r}")
@@ -113,6 +115,16 @@ def forbidden_set(forbidden, eta: int, n: int) -> set[tuple[int, ...]]:
         if len(t) == eta:
             out.add(t)
     return out
+
+
+def start_pricing(D, duals, eta, forbidden, *, max_columns, time_limit, tol):
+    """Prologue shared by the pricing modes: validate the arguments
+    (:func:`check_pricing_input`), start the clock and normalise ``forbidden``
+    (:func:`forbidden_set`).  Returns (D, duals, eta, clock, banned)."""
+    D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
+                                        time_limit=time_limit, tol=tol)
+    clock = Clock(time_limit)
+    return D, duals, eta, clock, forbidden_set(forbidden, eta, D.shape[0])
 
 
 def half_smallest_sums(D: np.ndarray, eta: int) -> np.ndarray:

@@ -30,8 +30,8 @@ import itertools
 import numpy as np
 from numba import njit
 
-from ._common import (Clock, PricingResult, check_pricing_input, forbidden_set,
-                      half_smallest_sums, reduced_cost, sorted_result)
+from ._common import (PricingResult, half_smallest_sums, reduced_cost, sorted_result,
+                      start_pricing)
 
 __all__ = ["enumeration_pricing", "enumerate_reference"]
 
@@ -187,11 +187,10 @@ def enumeration_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
     >>> r.columns[0].tolist(), r.min_reduced_cost, r.exact
     ([0, 1], -1.5, True)
     """
-    D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
-                                        time_limit=time_limit, tol=tol)
-    clock = Clock(time_limit)
+    D, duals, eta, clock, banned = start_pricing(D, duals, eta, forbidden, max_columns=max_columns,
+                                                 time_limit=time_limit, tol=tol)
     n = D.shape[0]
-    fb_hash, fb_rows = forbidden_table(forbidden_set(forbidden, eta, n), eta)
+    fb_hash, fb_rows = forbidden_table(banned, eta)
 
     H = half_smallest_sums(D, eta)
     cand = np.zeros((eta, n), dtype=np.int64)

@@ -19,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import (Clock, PricingResult, check_pricing_input, forbidden_set,
-                      reduced_cost, sorted_result)
+from ._common import PricingResult, reduced_cost, sorted_result, start_pricing
 from .enumeration import _is_forbidden, forbidden_table
 
 __all__ = ["heuristic_pricing", "greedy_cluster"]
@@ -120,11 +119,9 @@ def heuristic_pricing(D, duals, eta, *, max_columns=10, tol=1e-9, forbidden=None
     """
     if criterion not in ("pseudocode", "increase"):
         raise ValueError(f"criterion must be 'pseudocode' or 'increase', got {criterion!r}")
-    D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
-                                        time_limit=time_limit, tol=tol)
-    clock = Clock(time_limit)
+    D, duals, eta, clock, banned = start_pricing(D, duals, eta, forbidden, max_columns=max_columns,
+                                                 time_limit=time_limit, tol=tol)
     n = D.shape[0]
-    banned = forbidden_set(forbidden, eta, n)
     found: dict[tuple[int, ...], float] = {}
     status = "heuristic"
     order = np.argsort(-duals, kind="stable")

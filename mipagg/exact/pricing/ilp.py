@@ -37,8 +37,8 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ...errors import ParameterError
-from ._common import (Clock, PricingResult, check_pricing_input, forbidden_set,
-                      half_smallest_sums, reduced_cost, sorted_result)
+from ._common import (PricingResult, half_smallest_sums, reduced_cost, sorted_result,
+                      start_pricing)
 from .heuristic import greedy_cluster
 
 __all__ = ["ilp_pricing", "build_model", "candidate_graph"]
@@ -187,11 +187,9 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
     >>> r.columns[0].tolist(), r.min_reduced_cost, r.exact
     ([0, 1], -1.5, True)
     """
-    D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
-                                        time_limit=time_limit, tol=tol)
-    clock = Clock(time_limit)
+    D, duals, eta, clock, banned = start_pricing(D, duals, eta, forbidden, max_columns=max_columns,
+                                                 time_limit=time_limit, tol=tol)
     n = D.shape[0]
-    banned = forbidden_set(forbidden, eta, n)
     found: dict[tuple[int, ...], float] = {}
     ub_cluster, ub = best_greedy(D, duals, eta, banned) if reduce else (None, np.inf)
     if ub_cluster is not None and ub < -tol:
