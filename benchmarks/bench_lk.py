@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import machine  # noqa: E402
+from bench_tours import DATA, timed  # noqa: E402
 
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.tsp import (hamiltonian_path, improve_tour, lin_kernighan,  # noqa: E402
@@ -33,7 +33,6 @@ from mipagg.tsp import (hamiltonian_path, improve_tour, lin_kernighan,  # noqa: 
                         tour_length, tour_to_path)
 from mipagg.tsp_micro import mdav_lk_mhm, mdav_path  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 OPT_PATH = {"census": 1169.4533, "tarragona": 770.5527}   # proven, docs/bench/tours.md
 OPT_TOUR = {"census": 1177.5258, "tarragona": 798.5722}
 KS = (3, 4, 5, 6)
@@ -41,12 +40,6 @@ PUBLISHED = {"census": [5.1085, 6.9131, 8.5199, 9.9752],       # seed 003 Table 
              "tarragona": [18.7969, 22.8523, 26.2432, 28.5244]}  # seed 003 Table 4.4
 MDAV = {"census": [5.6922, 7.4947, 9.0884, 10.3847],
         "tarragona": [16.9326, 19.5460, 22.4619, 26.3252]}
-
-
-def timed(fn, *a, **kw):
-    t0 = time.perf_counter()
-    out = fn(*a, **kw)
-    return out, time.perf_counter() - t0
 
 
 def warm_up():

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from .errors import DataError, ParameterError
+from .heuristics._common import as_rows
 from .partition import Partition
 from .univariate import check_k
 
@@ -99,11 +100,8 @@ class _Groups:
 
 
 def _setup(X, partition, k):
-    X = np.asarray(X, dtype=float)
-    if X.ndim == 1:
-        X = X[:, None]
-    n = X.shape[0]
-    k = check_k(k, n)
+    X = as_rows(X)
+    k = check_k(k, X.shape[0])
     labels = partition.labels if isinstance(partition, Partition) else np.asarray(partition)
     P = Partition(labels, X)  # validates and canonicalises
     if not P.is_feasible(k):
@@ -142,7 +140,7 @@ def local_search(X: np.ndarray, partition, k: int, *, swaps: bool = True, neighb
     if int(neighbours) < 1:
         raise ParameterError(f"neighbours must be at least 1, got {neighbours!r}")
     lab = np.array(P.labels, dtype=np.int64)
-    _local_search_kernel(np.ascontiguousarray(X), lab, P.n_groups, k, bool(swaps),
+    _local_search_kernel(X, lab, P.n_groups, k, bool(swaps),
                          int(neighbours), int(max_passes), _tol(X))
     out = Partition(lab, X)
     return out if out.sse() <= P.sse() else P
@@ -390,10 +388,11 @@ def _try_dissolve(G: _Groups, a: int, eps: float) -> float:
     to = live[np.argmin(d, axis=1)]
     targets = np.unique(to)
     before = G.sse_of(np.r_[a, targets]).sum()
+    slot = np.searchsorted(targets, to)
     addS1 = np.zeros((targets.size, G.X.shape[1]))
-    np.add.at(addS1, np.searchsorted(targets, to), G.X[rows])
-    addS2 = np.bincount(np.searchsorted(targets, to), weights=G.sq[rows], minlength=targets.size)
-    addN = np.bincount(np.searchsorted(targets, to), minlength=targets.size)
+    np.add.at(addS1, slot, G.X[rows])
+    addS2 = np.bincount(slot, weights=G.sq[rows], minlength=targets.size)
+    addN = np.bincount(slot, minlength=targets.size)
     S1 = G.S1[targets] + addS1
     after = (G.S2[targets] + addS2 - np.einsum("ij,ij->i", S1, S1) / (G.cnt[targets] + addN)).sum()
     delta = float(after - before)

@@ -45,7 +45,7 @@ from numba import njit
 from ..errors import ParameterError
 from ._common import as_points, check_permutation, dist, path_length, tour_length
 from .exact import cut_at_dummy
-from .local_search import _push, _reverse, neighbour_lists
+from .local_search import _pop, _push, _reverse, _work_queue, neighbour_lists
 
 __all__ = ["lin_kernighan", "lin_kernighan_path"]
 
@@ -210,25 +210,13 @@ def _lk_kernel(X, tour, nbr, n_real, max_depth, breadth):
     until a whole round finds no improving move (don't-look bits alone can
     miss a move whose positive partial gain sits at a record that was not
     re-queued); returns the number of improving moves."""
-    n = tour.shape[0]
-    pos = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        pos[tour[i]] = i
-    queue = np.empty(n, dtype=np.int64)
-    inq = np.ones(n, dtype=np.bool_)
-    ht = np.array([0, n], dtype=np.int64)
     moves = np.empty((max_depth, 4), dtype=np.int64)
     count = 0
     while True:
-        queue[:] = tour
-        inq[:] = True
-        ht[0] = 0
-        ht[1] = n
+        pos, queue, inq, ht = _work_queue(tour)
         found = 0
         while ht[0] < ht[1]:
-            t1 = queue[ht[0] % n]
-            ht[0] += 1
-            inq[t1] = False
+            t1 = _pop(queue, inq, ht)
             if _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves,
                         queue, inq, ht) > 0.0:
                 found += 1

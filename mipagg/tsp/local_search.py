@@ -96,6 +96,15 @@ def _push(queue, inq, head_tail, c):
 
 
 @njit(cache=True)
+def _pop(queue, inq, head_tail):
+    """Take the next record off the FIFO work queue (sets its don't-look bit)."""
+    c = queue[head_tail[0] % queue.shape[0]]
+    head_tail[0] += 1
+    inq[c] = False
+    return c
+
+
+@njit(cache=True)
 def _work_queue(tour):
     """Positions of the records in ``tour`` and a FIFO work queue holding
     every record once (don't-look bits cleared), as the local-search kernels
@@ -114,9 +123,7 @@ def _two_opt_kernel(X, tour, nbr):
     pos, queue, inq, ht = _work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
-        a = queue[ht[0] % n]
-        ht[0] += 1
-        inq[a] = False
+        a = _pop(queue, inq, ht)
         improved = False
         for direction in range(2):
             if direction == 0:
@@ -187,9 +194,7 @@ def _or_opt_kernel(X, tour, nbr, max_len):
     pos, queue, inq, ht = _work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
-        s1 = queue[ht[0] % n]
-        ht[0] += 1
-        inq[s1] = False
+        s1 = _pop(queue, inq, ht)
         improved = False
         for length in range(1, max_len + 1):
             if n - length < 3:

@@ -139,20 +139,38 @@ def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None,
     Returns ``(order, compressed_path_length)``.  ``c = 1`` means no
     compression (the path over the records themselves, i.e. C-MHM).
     """
+    X = np.asarray(X, dtype=float)
+    groups, cents = _compressed(X, _check_c(c, X.shape[0]))
+    return _decompressed_path(X, groups, cents, tour, seed, _check_inner(inner))
+
+
+def _check_inner(inner: str) -> str:
+    if inner not in ("centroid", "chain"):
+        raise ParameterError(f"inner must be 'centroid' or 'chain', got {inner!r}")
+    return inner
+
+
+def _compressed(X: np.ndarray, c: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Phase 1 of seed 003 Algorithm 3: the MDAV c-partition and its centroids
+    (deterministic, so computed once for all repeats)."""
     from ..heuristics.mdav import mdav_groups
+
+    n = X.shape[0]
+    groups = [np.array([i]) for i in range(n)] if c == 1 else mdav_groups(X, int(c))
+    return groups, np.array([X[g].mean(axis=0) for g in groups])
+
+
+def _decompressed_path(X, groups, cents, tour, seed, inner):
+    """Phases 2-3 of seed 003 Algorithm 3 (see :func:`compression_path`)."""
     from ..tsp import hamiltonian_path, path_length
 
-    X = np.asarray(X, dtype=float)
-    n = X.shape[0]
-    c = _check_c(c, n)
-    groups = [np.array([i]) for i in range(n)] if c == 1 else mdav_groups(X, int(c))
-    cents = np.array([X[g].mean(axis=0) for g in groups])
     hp = np.asarray(hamiltonian_path(cents, tour, seed=seed), dtype=np.int64)
     if inner == "centroid":
         d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
-        order = np.concatenate([np.sort(groups[g])[np.argsort(d[np.sort(groups[g])],
-                                                              kind="stable")] for g in hp])
-    elif inner == "chain":
+        sorted_groups = (np.sort(groups[g]) for g in hp)
+        order = np.concatenate([rows[np.argsort(d[rows], kind="stable")]
+                                for rows in sorted_groups])
+    else:  # "chain"
         order, prev = [], None
         for g in hp:
             rows = np.sort(groups[g])
@@ -162,8 +180,6 @@ def compression_path(X: np.ndarray, c: int, tour: str = "lkh", *, seed=None,
                 order.append(prev)
                 rows = np.delete(rows, t)
         order = np.asarray(order, dtype=np.int64)
-    else:
-        raise ParameterError(f"inner must be 'centroid' or 'chain', got {inner!r}")
     return order, path_length(cents, hp)
 
 
@@ -189,10 +205,12 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     tour = _check_tour(tour)
     k = check_k(k, X.shape[0])
     c = _check_c(c, X.shape[0])
+    inner = _check_inner(inner)
+    groups, cents = _compressed(X, c)
     comp_lengths = []
 
     def make(s):
-        order, clen = compression_path(X, c, tour, seed=s, inner=inner)
+        order, clen = _decompressed_path(X, groups, cents, tour, s, inner)
         comp_lengths.append(clen)
         return order, path_length(X, order)
 
