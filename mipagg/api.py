@@ -52,23 +52,12 @@ def _as_instance(data) -> Instance:
 def _check_improve_options(improve: str | None, options: dict | None) -> dict:
     """Refuse post-processing options the chosen improvement does not take."""
     options = dict(options or {})
-    if not options:
-        return options
-    if improve is None:
-        raise ParameterError(f"improve_options {sorted(options)} given without improve")
-    import inspect
+    if options:
+        if improve is None:
+            raise ParameterError(f"improve_options {sorted(options)} given without improve")
+        from .improve import check_improve_options
 
-    from . import improve as imp
-
-    fn = {"local": imp.local_search, "rcs": imp.random_cluster_shuffling}.get(improve)
-    if fn is None:  # improve_partition reports the unknown improvement
-        return options
-    accepted = [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise ParameterError(f"improvement {improve!r} does not take option(s) {unknown}; "
-                             f"it takes {accepted}")
+        check_improve_options(improve, options)
     return options
 
 

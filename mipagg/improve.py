@@ -430,14 +430,33 @@ def _shuffle_event(G: _Groups, k: int, rng) -> float:
     return float(G.sse_of(touched).sum()) - before
 
 
+def _improver(how: str):
+    if how == "local":
+        return local_search
+    if how == "rcs":
+        return random_cluster_shuffling
+    raise ParameterError(f"unknown improvement {how!r}; available: {', '.join(IMPROVERS)}")
+
+
+def check_improve_options(how: str, options: dict) -> None:
+    """Refuse options the improvement ``how`` does not take (before any work)."""
+    import inspect
+
+    params = inspect.signature(_improver(how)).parameters.values()
+    accepted = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ParameterError(f"improvement {how!r} does not take option(s) {unknown}; "
+                             f"it takes {accepted}")
+
+
 def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", seed=None,
                       **params) -> Partition:
     """Post-process a k-partition: ``how="local"`` (:func:`local_search`,
     deterministic, ``seed`` ignored) or ``how="rcs"``
     (:func:`random_cluster_shuffling`, seed 003 Algorithm 4).  ``params`` go to
     the chosen function.  The result is k-feasible with SSE ≤ the input's."""
-    if how == "local":
-        return local_search(X, partition, k, **params)
+    fn = _improver(how)
     if how == "rcs":
-        return random_cluster_shuffling(X, partition, k, seed=seed, **params)
-    raise ParameterError(f"unknown improvement {how!r}; available: {', '.join(IMPROVERS)}")
+        params["seed"] = seed
+    return fn(X, partition, k, **params)
