@@ -9,10 +9,12 @@ import sys
 
 from mipagg.experiments import Grid, MethodEntry, SubsetSet
 from mipagg.experiments.report import gap_tables
-from mipagg.experiments.scripting import script_main
+from mipagg.experiments.scripting import grid_name, script_main
 from mipagg.methods import METHODS
 
-TIME_LIMIT = 120.0  # seconds per run (the run returns its best partition and certified bound); killed at 1.5 × this + 10 s
+# seconds per run (the run returns its best partition and certified bound);
+# killed at 1.5 × this + 10 s
+TIME_LIMIT = 120.0
 METHOD = "cg" if "cg" in METHODS else "column_generation"
 
 
@@ -33,7 +35,7 @@ def build(data, quick):
         cg = MethodEntry(METHOD, target="mipagg.exact.colgen:column_generation")
     return [Grid(sets, [cg], k=(3,) if quick else (3, 4, 5),
                  time_limit=20.0 if quick else TIME_LIMIT,
-                 name="cg-gaps-quick" if quick else "cg-gaps")]
+                 name=grid_name("cg-gaps", quick))]
 
 
 def report(df, out, stem):

@@ -8,8 +8,8 @@ in for Concorde; a time-versus-IL figure per data set (Figure 5.5).
 
 import sys
 
-from mipagg.experiments import CsvSet, Grid, MethodEntry
-from mipagg.experiments.scripting import il_by_k_report, script_main
+from mipagg.experiments import Grid, MethodEntry
+from mipagg.experiments.scripting import csv_sets, grid_name, il_by_k_report, script_main
 
 
 def build(data, quick):
@@ -19,9 +19,9 @@ def build(data, quick):
         methods.append(MethodEntry("tsp-mhm", {"tour": "lkh"}, label="C-MHM"))
     methods += [MethodEntry("compress", {"c": c, "tour": "lkh"}, label=f"C{c}-C-MHM") for c in cs]
     names = ("census",) if quick else ("census", "tarragona")
-    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in names], methods,
+    return [Grid(csv_sets(data, names), methods,
                  k=tuple(range(3, 11)), seeds=(0,),
-                 name="compression-quick" if quick else "compression", missing="skip")]
+                 name=grid_name("compression", quick), missing="skip")]
 
 
 if __name__ == "__main__":

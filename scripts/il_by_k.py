@@ -8,8 +8,8 @@ data sets.  Also an IL-versus-time figure per data set (seed 003 Figure 5.5).
 
 import sys
 
-from mipagg.experiments import CsvSet, GeneratorSet, Grid, MethodEntry
-from mipagg.experiments.scripting import il_by_k_report, script_main
+from mipagg.experiments import GeneratorSet, Grid, MethodEntry
+from mipagg.experiments.scripting import csv_sets, grid_name, il_by_k_report, script_main
 
 METHODS = [("npn-mhm", "NPN-MHM"), ("md", "MD"), ("md-mhm", "MD-MHM"), ("mdav", "MDAV"),
            ("mdav-mhm", "MDAV-MHM"), ("cbfs", "CBFS"), ("cbfs-mhm", "CBFS-MHM"),
@@ -19,16 +19,15 @@ SLOW = {"mf-tsp"}  # about 30 s a run on Census: left out of --quick
 
 def build(data, quick):
     methods = [MethodEntry(m, label=lab) for m, lab in METHODS if not quick or m not in SLOW]
+    sets = csv_sets(data, ("tarragona", "census"))
     if quick:
-        sets = [CsvSet(str(data / "tarragona.csv")), CsvSet(str(data / "census.csv")),
-                GeneratorSet("simu", (0, 1), {"n": 300, "p": 10}, name="SimU-300"),
-                GeneratorSet("simc", (0, 1), {"p": 10, "clusters": 20}, name="SimC-20")]
+        sets += [GeneratorSet("simu", (0, 1), {"n": 300, "p": 10}, name="SimU-300"),
+                 GeneratorSet("simc", (0, 1), {"p": 10, "clusters": 20}, name="SimC-20")]
     else:
-        sets = [CsvSet(str(data / "tarragona.csv")), CsvSet(str(data / "census.csv")),
-                GeneratorSet("simu", tuple(range(25)), {"n": 1000, "p": 10}),
-                GeneratorSet("simc", tuple(range(25)), {"p": 10})]
+        sets += [GeneratorSet("simu", tuple(range(25)), {"n": 1000, "p": 10}),
+                 GeneratorSet("simc", tuple(range(25)), {"p": 10})]
     return [Grid(sets, methods, k=(3, 5, 10), seeds=(0,),
-                 name="il-by-k-quick" if quick else "il-by-k", missing="skip")]
+                 name=grid_name("il-by-k", quick), missing="skip")]
 
 
 if __name__ == "__main__":

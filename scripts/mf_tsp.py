@@ -11,8 +11,8 @@ Repetitive NN is deterministic, so one path equals n identical ones.
 
 import sys
 
-from mipagg.experiments import CsvSet, Grid, MethodEntry
-from mipagg.experiments.scripting import il_by_k_report, script_main
+from mipagg.experiments import Grid, MethodEntry
+from mipagg.experiments.scripting import csv_sets, grid_name, il_by_k_report, script_main
 
 TOURS = [("2opt", "2-Opt", {}), ("lkh", "LKH", {"n_paths": 10}),
          ("nearest", "Nearest Insert", {}), ("farthest", "Farthest Insert", {}),
@@ -26,9 +26,9 @@ def build(data, quick):
     methods += [MethodEntry("mf-tsp", {"tour": t, **opts}, label=f"MF-TSP({lab})")
                 for t, lab, opts in TOURS if not quick or t in QUICK]
     names = ("tarragona",) if quick else ("census", "tarragona")
-    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in names], methods,
+    return [Grid(csv_sets(data, names), methods,
                  k=(3, 5) if quick else (3, 4, 5, 10), seeds=(0,),
-                 name="mf-tsp-quick" if quick else "mf-tsp")]
+                 name=grid_name("mf-tsp", quick))]
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ are mean ± σ of IL over the repeats.  Census as published; Tarragona added
 
 import sys
 
-from mipagg.experiments import CsvSet, Grid, MethodEntry
-from mipagg.experiments.scripting import il_by_k_report, script_main
+from mipagg.experiments import Grid, MethodEntry
+from mipagg.experiments.scripting import csv_sets, grid_name, il_by_k_report, script_main
 
 SETTINGS = [(0, 0), (1, 10), (1, 20), (10, 10), (10, 20), (100, 10), (100, 20)]  # (‰, events)
 
@@ -23,10 +23,10 @@ def rcs(per_mille, events):
 def build(data, quick):
     settings = SETTINGS[:3] if quick else SETTINGS
     names = ("census",) if quick else ("census", "tarragona")
-    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in names],
+    return [Grid(csv_sets(data, names),
                  [MethodEntry("mdav", label="MDAV")] + [rcs(*s) for s in settings],
                  k=(3, 5, 10), seeds=range(2 if quick else 5),
-                 name="rcs-quick" if quick else "rcs")]
+                 name=grid_name("rcs", quick))]
 
 
 if __name__ == "__main__":

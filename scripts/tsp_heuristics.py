@@ -13,10 +13,10 @@ Concorde runs it varies with the random start.
 
 import sys
 
-from mipagg.experiments import CsvSet, Grid, MethodEntry
+from mipagg.experiments import Grid, MethodEntry
 from mipagg.experiments.plots import il_boxplot, path_sse_plot
 from mipagg.experiments.report import correlation_table, il_stats_table
-from mipagg.experiments.scripting import script_main
+from mipagg.experiments.scripting import csv_sets, grid_name, script_main
 
 TOURS = [("nn", "Nearest Neighbour - MHM"), ("rnn", "Repetitive NN - MHM"),
          ("nearest", "Nearest Insertion - MHM"), ("farthest", "Farthest Insertion - MHM"),
@@ -29,9 +29,9 @@ def build(data, quick):
     methods = [MethodEntry("mdav", label="MDAV"), MethodEntry("vmdav", label="V-MDAV"),
                MethodEntry("mdav-lk-mhm", label="MDAV-LK-MHM")]
     methods += [MethodEntry("tsp-mhm", {"tour": t}, label=lab) for t, lab in tours]
-    return [Grid([CsvSet(str(data / f"{n}.csv")) for n in ("census", "tarragona")], methods,
+    return [Grid(csv_sets(data, ("census", "tarragona")), methods,
                  k=(3, 4, 5, 6), seeds=range(5 if quick else 50),
-                 name="tsp-heuristics-quick" if quick else "tsp-heuristics", missing="skip")]
+                 name=grid_name("tsp-heuristics", quick), missing="skip")]
 
 
 def report(df, out, stem):

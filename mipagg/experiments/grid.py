@@ -212,10 +212,9 @@ class MethodEntry:
     def name(self) -> str:
         if self.label:
             return self.label
-        opts = ",".join(f"{a}={v}" for a, v in sorted(self.options.items()))
-        iopts = ",".join(f"{a}={v}" for a, v in sorted((self.improve_options or {}).items()))
-        return self.method + (f"({opts})" if opts else "") + (
-            f"+{self.improve}" if self.improve else "") + (f"({iopts})" if iopts else "")
+        return (self.method + _fmt_options(self.options)
+                + (f"+{self.improve}" if self.improve else "")
+                + _fmt_options(self.improve_options or {}))
 
     def accepted(self) -> list[str]:
         """Options the function accepts (via the registry or ``target``)."""
@@ -229,7 +228,15 @@ class MethodEntry:
 
     def seeded(self) -> bool:
         """True when the seed changes the outcome (randomized method or improvement)."""
-        return "seed" in self.accepted() or self.improve == "rcs"
+        return self._seeded(self.accepted())
+
+    def _seeded(self, accepted) -> bool:
+        return "seed" in accepted or self.improve == "rcs"
+
+
+def _fmt_options(options: dict) -> str:
+    """``"(a=1,b=2)"`` in sorted order; ``""`` for no options."""
+    return f"({','.join(f'{a}={v}' for a, v in sorted(options.items()))})" if options else ""
 
 
 def _expand_sweep(method: str, options: dict, sweep: dict, label: str | None, **kw):
@@ -238,11 +245,9 @@ def _expand_sweep(method: str, options: dict, sweep: dict, label: str | None, **
     names = sorted(sweep)
     out = []
     for values in itertools.product(*(sweep[n] for n in names)):
-        opts = {**options, **dict(zip(names, values))}
-        lab = None
-        if label:
-            lab = label + "(" + ",".join(f"{n}={v}" for n, v in zip(names, values)) + ")"
-        out.append(MethodEntry(method, opts, label=lab, **kw))
+        swept = dict(zip(names, values))
+        out.append(MethodEntry(method, {**options, **swept},
+                               label=label + _fmt_options(swept) if label else None, **kw))
     return out
 
 
@@ -366,24 +371,11 @@ class Grid:
         """Expand the grid (loading the instances unless given)."""
         if instances is None:
             instances = self.load_instances()
-        methods, _ = self.available_methods()
+        methods = [self._resolved(m) for m in self.available_methods()[0]]
         out = []
         for dataset, inst in instances:
             fp = instance_fingerprint(inst)
-            for m in methods:
-                accepted = m.accepted()
-                unknown = sorted(set(m.options) - set(accepted))
-                if unknown:
-                    raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
-                                    f"it takes {accepted or 'none'}")
-                try:
-                    iopts = _check_improve_options(m.improve, m.improve_options) or None
-                except ParameterError as exc:
-                    raise GridError(f"method {m.name!r}: {exc}") from None
-                options = dict(m.options)
-                if self.time_limit is not None and "time_limit" in accepted:
-                    options.setdefault("time_limit", self.time_limit)
-                seeds = self.seeds if m.seeded() else (None,)
+            for m, options, iopts, seeds in methods:
                 for k in (m.k or self.k):
                     for seed in seeds:
                         key = run_key(inst.name, fp, m.method, options, m.improve, k, seed,
@@ -392,6 +384,22 @@ class Grid:
                                        m.name, options, m.improve, k, seed, m.target,
                                        self.hard_limit, iopts))
         return out
+
+    def _resolved(self, m: MethodEntry):
+        """Check ``m`` once and return (entry, run options, improve options, seeds)."""
+        accepted = m.accepted()
+        unknown = sorted(set(m.options) - set(accepted))
+        if unknown:
+            raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
+                            f"it takes {accepted or 'none'}")
+        try:
+            iopts = _check_improve_options(m.improve, m.improve_options) or None
+        except ParameterError as exc:
+            raise GridError(f"method {m.name!r}: {exc}") from None
+        options = dict(m.options)
+        if self.time_limit is not None and "time_limit" in accepted:
+            options.setdefault("time_limit", self.time_limit)
+        return m, options, iopts, (self.seeds if m._seeded(accepted) else (None,))
 
     # ------------------------------------------------------------ TOML
 
@@ -448,6 +456,11 @@ def _int_list(where: str, value, name: str) -> tuple[int, ...]:
     return tuple(value)
 
 
+def _int(where: str, value, name: str) -> int:
+    """An integer (of a list, the first one)."""
+    return _int_list(where, value, name)[0]
+
+
 def _str_list(where: str, value, name: str) -> tuple[str, ...] | None:
     if value is None:
         return None
@@ -473,16 +486,14 @@ def _instance_set(i: int, t) -> object:
         kw = {a: _int_list(where, t[a], a) for a in ("sizes",) if a in t}
         if "criteria" in t:
             kw["criteria"] = _str_list(where, t["criteria"], "criteria")
-        for a in ("count", "seed"):
-            if a in t:
-                kw[a] = _int_list(where, t[a], a)[0]
+        kw.update({a: _int(where, t[a], a) for a in ("count", "seed") if a in t})
         return SubsetSet(str(t["subsets"]), columns=_str_list(where, t.get("columns"), "columns"),
                          name=t.get("name"), **kw)
     if "seeds" in t and "count" in t:
         raise GridError(f"{where}: give 'seeds' or 'count', not both")
     seeds = (_int_list(where, t["seeds"], "seeds") if "seeds" in t
-             else tuple(range(_int_list(where, t.get("count", 1), "count")[0])))
-    params = {a: _int_list(where, t[a], a)[0] for a in ("n", "p", "clusters") if a in t}
+             else tuple(range(_int(where, t.get("count", 1), "count"))))
+    params = {a: _int(where, t[a], a) for a in ("n", "p", "clusters") if a in t}
     return GeneratorSet(t["generator"], seeds, params, t.get("name"))
 
 
@@ -523,13 +534,9 @@ def _grid_from_dict(doc: dict, base_dir: Path | None, data_dir, default_name: st
     if "seeds" in doc:
         seeds = _int_list("grid", doc["seeds"], "seeds")
     elif "repeats" in doc:
-        seeds = tuple(range(_int_list("grid", doc["repeats"], "repeats")[0]))
-    if data_dir is None and "data_dir" in doc:
-        data_dir = Path(doc["data_dir"])
-        if not data_dir.is_absolute() and base_dir is not None:
-            data_dir = base_dir / data_dir
-    elif data_dir is None:
-        data_dir = base_dir
+        seeds = tuple(range(_int("grid", doc["repeats"], "repeats")))
+    if data_dir is None:
+        data_dir = _resolve(doc["data_dir"], base_dir) if "data_dir" in doc else base_dir
     limits = {}
     for a in ("time_limit", "hard_time_limit"):
         if a in doc:

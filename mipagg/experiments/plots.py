@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ParameterError
-from .report import _labels, _ok, _reporting, pearson
+from .report import _ks, _labels, _ok, _reporting, pearson
 
 __all__ = ["il_boxplot", "tradeoff_plot", "path_sse_plot", "PLOTS"]
 
@@ -64,7 +64,7 @@ def il_boxplot(df, out, dataset: str | None = None, methods=None) -> Path:
     """Box plots of IL over repeats, one box per method, one panel per k."""
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
-    ks = sorted(ok["k"].unique())
+    ks = _ks(ok)
     labels = _labels(ok, methods)
     fig, axes = _panels(plt, len(ks), width=max(4.2, 0.55 * len(labels) + 1.5))
     for ax, k in zip(axes, ks):
@@ -90,7 +90,7 @@ def tradeoff_plot(df, out, dataset: str | None = None, methods=None) -> Path:
     ax.set_xlabel("information loss (%)")
     ax.set_ylabel("time (s)")
     ax.set_title(f"IL versus time on {dataset} (markers: k = "
-                 f"{', '.join(str(int(k)) for k in sorted(ok['k'].unique()))})")
+                 f"{', '.join(str(int(k)) for k in _ks(ok))})")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, plt, out)
@@ -103,7 +103,7 @@ def path_sse_plot(df, out, dataset: str | None = None, field: str = "path_length
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
     ok = _reporting(ok, field, methods)
-    ks = sorted(ok["k"].unique())
+    ks = _ks(ok)
     fig, axes = _panels(plt, len(ks))
     for ax, k in zip(axes, ks):
         at = ok[ok["k"] == k]

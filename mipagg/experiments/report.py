@@ -164,6 +164,15 @@ def _labels(df, methods=None) -> list[str]:
     return [m for m in methods if m in present]
 
 
+def _ks(ok, ks=None) -> list:
+    """The given values of k, else every k of the runs, ascending."""
+    return sorted(ok["k"].unique()) if ks is None else list(ks)
+
+
+def _k_headers(ks) -> list[str]:
+    return [f"k = {int(k)}" for k in ks]
+
+
 def _column(df, name):
     return df[name] if name in df.columns else None
 
@@ -248,7 +257,7 @@ def il_stats_table(df, dataset: str | None = None, methods=None, ks=None,
     if dataset is None:
         dataset = _ordered(ok["dataset"])[0]
     ok = ok[ok["dataset"] == dataset]
-    ks = sorted(ok["k"].unique()) if ks is None else list(ks)
+    ks = _ks(ok, ks)
     rows = []
     for label in _labels(ok, methods):
         row = [label]
@@ -263,7 +272,7 @@ def il_stats_table(df, dataset: str | None = None, methods=None, ks=None,
         rows.append(row)
     return Table(f"Information loss (%) on {dataset}: average, σ, min and max over repeats",
                  ["Method"] + ["average", "σ", "min", "max"] * len(ks), rows,
-                 groups=[("", 1)] + [(f"k = {int(k)}", 4) for k in ks])
+                 groups=[("", 1)] + [(h, 4) for h in _k_headers(ks)])
 
 
 def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
@@ -274,7 +283,7 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
     ``path_field``."""
     ok = _ok(df)
     datasets = _ordered(ok["dataset"]) if datasets is None else list(datasets)
-    ks = sorted(ok["k"].unique()) if ks is None else list(ks)
+    ks = _ks(ok, ks)
     has_path = path_field in ok.columns and ok[path_field].notna().any()
     rows = []
     for ds in datasets:
@@ -288,7 +297,7 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
             row += [_mean_sd(runs[runs["k"] == k]["il"].tolist(), digits) for k in ks]
             rows.append(row)
     cols = ["Dataset", "Method"] + (["Path length"] if has_path else [])
-    return Table("Information loss (%) by k", cols + [f"k = {int(k)}" for k in ks], rows,
+    return Table("Information loss (%) by k", cols + _k_headers(ks), rows,
                  align="ll" + "r" * (len(cols) - 2 + len(ks)))
 
 
@@ -313,7 +322,7 @@ def correlation_table(df, field: str = "path_length", methods=None, digits: int 
     """Seed 003 Table 4.8: Pearson correlation of ``field`` and SSE per data set
     and k, over the runs of ``methods`` (labels; default all) reporting ``field``."""
     ok = _reporting(_ok(df), field, methods)
-    ks = sorted(ok["k"].unique())
+    ks = _ks(ok)
     rows = []
     for ds in _ordered(ok["dataset"]):
         row = [ds]
@@ -322,7 +331,7 @@ def correlation_table(df, field: str = "path_length", methods=None, digits: int 
             row.append(_num(pearson(cell[field], cell["sse"]), digits))
         rows.append(row)
     return Table(f"Pearson correlation between {field.replace('_', ' ')} and SSE",
-                 ["Dataset"] + [f"k = {int(k)}" for k in ks], rows)
+                 ["Dataset"] + _k_headers(ks), rows)
 
 
 # ---------------------------------------------------------------- seed 004
@@ -357,7 +366,7 @@ def optimality_tables(df, reference: str = "opt", by: str = "k", k: int | None =
     count_rows, max_rows, avg_rows = [], [], []
     for v in values:
         at = others[others[by] == v]
-        c, m, a = [str(int(v))], [str(int(v))], [str(int(v))]
+        c, m, a = ([str(int(v))] for _ in range(3))
         for label in labels:
             r = at[at["label"] == label]["ratio"].to_numpy(float)
             c.append(str(int(np.sum(r <= 1 + OPT_RTOL))) if r.size else DASH)

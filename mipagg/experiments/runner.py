@@ -135,8 +135,12 @@ def _execute_here(run: Run, inst: Instance) -> dict:
         rec.update(status="failed", error=f"{type(exc).__name__}: {exc}",
                    summary={"traceback": traceback.format_exc(limit=20)})
     rec["wall_seconds"] = time.perf_counter() - t0
-    rec["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    rec["finished_at"] = _now()
     return rec
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _child(run: Run, inst: Instance, conn) -> None:
@@ -149,8 +153,12 @@ def _child(run: Run, inst: Instance, conn) -> None:
 def _dead(run: Run, inst: Instance, status: str, error: str, t0: float) -> dict:
     rec = _base_record(run, inst)
     rec.update(status=status, error=error, wall_seconds=time.perf_counter() - t0,
-               finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+               finished_at=_now())
     return rec
+
+
+def _timed_out(run: Run, inst: Instance, t0: float) -> dict:
+    return _dead(run, inst, "timeout", f"killed after {run.hard_limit:g} s", t0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -189,7 +197,7 @@ def _execute_forked(run: Run, inst: Instance) -> dict:
     send.close()
     try:
         if not recv.poll(run.hard_limit):
-            return _dead(run, inst, "timeout", f"killed after {run.hard_limit:g} s", t0)
+            return _timed_out(run, inst, t0)
         try:
             rec = recv.recv()
             rec["wall_seconds"] = time.perf_counter() - t0
@@ -213,7 +221,7 @@ def _execute_subprocess(run: Run, inst: Instance) -> dict:
                              input=pickle.dumps((run, inst)), capture_output=True,
                              timeout=run.hard_limit)
     except subprocess.TimeoutExpired:
-        return _dead(run, inst, "timeout", f"killed after {run.hard_limit:g} s", t0)
+        return _timed_out(run, inst, t0)
     if out.returncode != 0 or not out.stdout:
         err = out.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
         return _dead(run, inst, "failed",

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Callable
 
 from .. import __version__
+from .grid import CsvSet
 from .report import Table
 from .runner import run_grid
 from .store import ResultStore
 
-__all__ = ["script_main", "default_data_dir", "il_by_k_report"]
+__all__ = ["script_main", "default_data_dir", "il_by_k_report", "csv_sets", "grid_name"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -29,6 +30,16 @@ def default_data_dir() -> Path | None:
     """``../shared/data`` relative to the repository, when it exists."""
     d = REPO.parent / "shared" / "data"
     return d if d.is_dir() else None
+
+
+def csv_sets(data: Path, names) -> list[CsvSet]:
+    """One :class:`CsvSet` per ``DATA/NAME.csv``."""
+    return [CsvSet(str(Path(data) / f"{n}.csv")) for n in names]
+
+
+def grid_name(name: str, quick: bool) -> str:
+    """``name``, or ``name-quick`` for the ``--quick`` slice."""
+    return name + ("-quick" if quick else "")
 
 
 def _parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -59,7 +70,7 @@ def script_main(name: str, description: str, build: Callable, report: Callable,
         print(f"{name}: data directory not found ({args.data_dir}); give it as the first "
               "argument", file=sys.stderr)
         return 2
-    stem = name + ("-quick" if args.quick else "")
+    stem = grid_name(name, args.quick)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     db = args.db or out / f"{stem}.sqlite"
