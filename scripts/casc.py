@@ -1,0 +1,758 @@
+"""Issue 8: the best-known table for the CASC files, which anyone can verify.
+
+For Census and Tarragona (all 13 attributes) and k = 3, 4, 5, 6, 10: the best
+value the seed papers publish (mipagg.experiments.published), mipagg's best
+partition (method, IL), a certified lower bound (IL), the gap and the times.
+
+    python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
+                           [--budget-primal S] [--budget-bound S] [--seed S]
+    python scripts/casc.py --table-only
+
+Per cell (data set × k):
+
+1. primal: ``microaggregate(inst, k, "portfolio", time_limit=P, seed=S)``; while
+   "portfolio" is not registered, a fixed list of existing methods, each
+   followed by ``improve="local"``: tsp-mhm (LKH tour, seed S), mdav-lk-mhm,
+   compress c = 2, 3, 5, then tsp-mhm with seeds S+1, S+2, ... until P seconds
+   are used (a stage is started only while time is left; the record says so);
+2. bound: ``microaggregate(inst, k, "bp", time_limit=B, initial=best)`` when
+   branch-and-price is registered, else ``"cg"`` (column generation); its
+   partition competes too, and is polished by local search;
+3. the best partition is written to ``instances/solutions/{data}_k{K}.csv``
+   (header ``group``, one label per input row; labels only, never data) only
+   if it is better than the file already there;
+4. the label file is checked with ``mipagg verify DATA LABELS -k K`` (when the
+   command exists) and by an independent numpy recomputation in this script;
+5. one JSON record per cell, ``docs/results/casc_runs/{data}_k{K}.json``,
+   gets this run appended (version, git commit, parameters, seeds, command
+   line, machine, load, start time, every stage with its result and time);
+   cells can therefore be run in separate sessions.
+
+Then (and with ``--table-only``, from the records alone) it writes
+``docs/results/casc.md`` and ``docs/results/casc.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run from a checkout without installing
+
+import mipagg  # noqa: E402
+from mipagg.experiments.published import (DATASETS, KS, beats, best_published,  # noqa: E402
+                                          lowest_published)
+from mipagg.methods import METHODS  # noqa: E402
+
+OUT = REPO / "docs" / "results"
+SOLUTIONS = REPO / "instances" / "solutions"
+NAMES = {"census": "Census", "tarragona": "Tarragona"}
+FULL_BUDGETS = (600.0, 3600.0)     # primal, bound seconds per cell
+QUICK_BUDGETS = (20.0, 20.0)
+FALLBACK = [("tsp-mhm", {"tour": "lkh"}), ("mdav-lk-mhm", {}), ("compress", {"c": 2}),
+            ("compress", {"c": 3}), ("compress", {"c": 5})]
+MAX_REPEATS = 10_000
+CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit": "--time-limit",
+             "pricing": "--pricing", "gamma": "--gamma", "max_iterations": "--max-iterations"}
+REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
+
+
+# ----------------------------------------------------------------------------------------
+# small helpers
+
+def log(msg: str) -> None:
+    print(f"casc: {msg}", file=sys.stderr, flush=True)
+
+
+def rel(path: Path) -> str:
+    """``path`` relative to the repository (how a referee types it there)."""
+    return os.path.relpath(Path(path).resolve(), REPO)
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def canonical(labels) -> np.ndarray:
+    """Groups renumbered 0..g-1 in order of first appearance."""
+    labels = np.asarray(labels).ravel()
+    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inv]
+
+
+def labels_text(labels) -> str:
+    return "group\n" + "".join(f"{int(g)}\n" for g in canonical(labels))
+
+
+def labels_sha(labels) -> str:
+    return hashlib.sha256(labels_text(labels).encode()).hexdigest()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def jsonable(obj):
+    """Results and options as plain JSON (arrays are left out: labels live in files)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items() if not isinstance(v, np.ndarray)}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return repr(obj)
+
+
+# ----------------------------------------------------------------------------------------
+# verification: an independent recomputation, and `mipagg verify` when it exists
+
+def read_labels(path: Path) -> np.ndarray:
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows or [c.strip() for c in rows[0]] != ["group"]:
+        raise ValueError(f"{path}: the header must be 'group'")
+    return np.array([int(r[0]) for r in rows[1:] if r], dtype=np.int64)
+
+
+def recompute(data_path: Path, labels, k: int) -> dict:
+    """Feasibility, SSE, SST and IL from the raw CSV and the labels alone (numpy,
+    no mipagg code): columns standardized to mean 0 and sample sd 1, constant
+    columns dropped, SSE = Σ_G Σ_{i∈G} ||z_i − z̄_G||², IL = 100·SSE/SST."""
+    with open(data_path, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    raw = np.array([[float(x) for x in r] for r in rows[1:] if r], dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.shape != (raw.shape[0],):
+        raise ValueError(f"{labels.size} labels for {raw.shape[0]} records")
+    sd = raw.std(axis=0, ddof=1)
+    keep = sd > 0
+    Z = (raw[:, keep] - raw[:, keep].mean(axis=0)) / sd[keep]
+    groups, inv, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    sums = np.zeros((groups.size, Z.shape[1]))
+    np.add.at(sums, inv, Z)
+    sse = float((Z ** 2).sum() - ((sums ** 2).sum(axis=1) / sizes).sum())
+    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
+    return {"n": int(raw.shape[0]), "p": int(keep.sum()), "groups": int(groups.size),
+            "min_group": int(sizes.min()), "max_group": int(sizes.max()),
+            "feasible": bool(sizes.min() >= k), "sse": sse, "sst": sst, "il": 100 * sse / sst}
+
+
+def mipagg_command() -> list[str]:
+    exe = Path(sys.executable).parent / "mipagg"
+    if exe.is_file():
+        return [str(exe)]
+    found = shutil.which("mipagg")
+    return [found] if found else [sys.executable, "-c",
+                                  "import sys; from mipagg.cli import main; sys.exit(main())"]
+
+
+def mipagg_verify(data_path: Path, labels_path: Path, k: int) -> dict:
+    """Run ``mipagg verify DATA LABELS -k K --json`` from the repository root."""
+    args = ["verify", rel(data_path), rel(labels_path), "-k", str(k)]
+    for extra in (["--json"], []):
+        proc = subprocess.run(mipagg_command() + args + extra, cwd=REPO, capture_output=True,
+                              text=True, timeout=900)
+        if proc.returncode == 2 and "invalid choice" in proc.stderr:
+            return {"available": False, "note": "mipagg verify does not exist in this version"}
+        if not (proc.returncode == 2 and "unrecognized arguments" in proc.stderr):
+            break
+    out = {"available": True, "command": shlex.join(["mipagg"] + args + extra),
+           "returncode": proc.returncode, "ok": proc.returncode == 0,
+           "stderr": proc.stderr.strip()[-2000:]}
+    try:
+        out["report"] = json.loads(proc.stdout)
+    except ValueError:
+        out["stdout"] = proc.stdout.strip()[-2000:]
+    return out
+
+
+def check_label_file(data_path: Path, labels_path: Path, k: int) -> dict:
+    """Both checks; ``ok`` when the independent recomputation finds a k-feasible
+    partition and ``mipagg verify`` (if it exists) agrees on feasibility and IL."""
+    labels = read_labels(labels_path)
+    mine = recompute(data_path, labels, k)
+    theirs = mipagg_verify(data_path, labels_path, k)
+    ok = mine["feasible"]
+    if theirs["available"]:
+        ok = ok and theirs["ok"]
+        rep = theirs.get("report") or {}
+        if "il" in rep:
+            theirs["il_agrees"] = abs(float(rep["il"]) - mine["il"]) <= 1e-6
+            ok = ok and theirs["il_agrees"]
+    return {"path": rel(labels_path), "sha256": sha256_file(labels_path),
+            "independent": mine, "mipagg_verify": theirs, "ok": bool(ok),
+            "checked_by": ("mipagg verify + independent recomputation" if theirs["available"]
+                           else "independent recomputation only (mipagg verify not available)")}
+
+
+# ----------------------------------------------------------------------------------------
+# provenance
+
+def git_info() -> dict:
+    def git(*a):
+        try:
+            return subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True,
+                                  timeout=60).stdout.rstrip("\n")
+        except (OSError, subprocess.SubprocessError):
+            return None
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "mipagg", "scripts")
+    return {"commit": git("rev-parse", "HEAD"),
+            "dirty_files": [line[3:] for line in dirty.splitlines()] if dirty else []}
+
+
+def versions() -> dict:
+    out = {"mipagg": mipagg.__version__, "python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "highspy", "numba", "elkai", "networkx"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def machine() -> dict:
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = None
+    return {"node": platform.node(), "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "nproc": os.cpu_count(), "cpus_available": affinity,
+            "loadavg": list(os.getloadavg())}
+
+
+# ----------------------------------------------------------------------------------------
+# one cell
+
+def stage_command(data_rel: str, k: int, method: str, options: dict, seed, improve) -> str:
+    cmd = ["mipagg", "run", data_rel, "-k", str(k), "--method", method]
+    for key, value in options.items():
+        if key in CLI_FLAGS:
+            cmd += [CLI_FLAGS[key], str(value)]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    if improve:
+        cmd += ["--improve", improve]
+    return shlex.join(cmd)
+
+
+class Cell:
+    """Runs the stages of one (data set, k) cell and keeps the best partition."""
+
+    def __init__(self, data: str, k: int, data_path: Path):
+        self.data, self.k, self.data_path = data, k, data_path
+        self.data_rel = rel(data_path)
+        self.inst = mipagg.read_csv(data_path)
+        self.stages: list[dict] = []
+        self.best = None   # (sse, labels, stage index)
+
+    def consider(self, partition, index: int) -> None:
+        sse = float(partition.sse())
+        if self.best is None or sse < self.best[0] * (1 - REL_TOL):
+            self.best = (sse, np.asarray(partition.labels).copy(), index)
+
+    def run(self, role: str, method: str, options: dict, *, seed=None, improve=None,
+            note: str = "", cli: bool = True):
+        entry = {"stage": len(self.stages), "role": role, "method": method,
+                 "options": jsonable(options), "seed": seed, "improve": improve}
+        if note:
+            entry["note"] = note
+        entry["command"] = (stage_command(self.data_rel, self.k, method, options, seed, improve)
+                            if cli else None)
+        log(f"{self.data} k={self.k}: {role} {method} {jsonable(options)} seed={seed}"
+            f"{' +' + improve if improve else ''}")
+        t0 = time.perf_counter()
+        try:
+            res = mipagg.microaggregate(self.inst, self.k, method, seed=seed, improve=improve,
+                                        **options)
+        except Exception as exc:  # one failing stage must not lose the cell
+            entry.update(error=f"{type(exc).__name__}: {exc}",
+                         wall_seconds=time.perf_counter() - t0)
+            log(f"  failed: {entry['error']}")
+            self.stages.append(entry)
+            return None
+        entry["wall_seconds"] = time.perf_counter() - t0
+        entry["result"] = jsonable({k: v for k, v in res.summary().items() if k != "options"})
+        entry["labels_sha256"] = labels_sha(res.labels)
+        self.stages.append(entry)
+        self.consider(res.partition, entry["stage"])
+        log(f"  IL {res.partition.il():.6f} in {entry['wall_seconds']:.1f} s")
+        return res
+
+    def polish(self, partition, source: int) -> None:
+        """Local search on a partition that did not get it (the bound stage's)."""
+        from mipagg.improve import improve_partition
+
+        entry = {"stage": len(self.stages), "role": "polish", "method": "improve local",
+                 "options": {}, "seed": None, "improve": "local", "source_stage": source,
+                 "command": None,
+                 "note": "mipagg.improve.improve_partition(X, partition of stage "
+                         f"{source}, k, how='local') (Python only)"}
+        t0 = time.perf_counter()
+        p = improve_partition(self.inst.X, partition, self.k, how="local")
+        entry["wall_seconds"] = time.perf_counter() - t0
+        entry["result"] = {"sse": float(p.sse()), "il": float(p.il()),
+                           "sse_before_improve": float(partition.sse())}
+        entry["labels_sha256"] = labels_sha(p.labels)
+        self.stages.append(entry)
+        self.consider(p, entry["stage"])
+
+    # --- the two stages ------------------------------------------------------------------
+
+    def primal(self, budget: float, seed: int) -> dict:
+        t0 = time.perf_counter()
+        if "portfolio" in METHODS:
+            res = self.run("primal", "portfolio", {"time_limit": budget}, seed=seed)
+            if res is not None:
+                return {"method": "portfolio", "fallback": False,
+                        "wall_seconds": time.perf_counter() - t0}
+        plan = [(m, o, seed) for m, o in FALLBACK]
+        plan += [("tsp-mhm", {"tour": "lkh"}, seed + i) for i in range(1, MAX_REPEATS)]
+        done = 0
+        for method, options, s in plan:
+            if done and time.perf_counter() - t0 >= budget:
+                break
+            self.run("primal", method, dict(options), seed=s, improve="local")
+            done += 1
+        return {"method": "fallback", "fallback": True, "stages_run": done,
+                "budget_exhausted": done < len(plan),
+                "note": "'portfolio' was not registered: fixed list of existing methods, each "
+                        "+ improve local: " + ", ".join(
+                            f"{m} {o}" for m, o in FALLBACK) +
+                        ", then tsp-mhm {'tour': 'lkh'} with seeds seed+1, seed+2, ... while "
+                        "the primal budget lasts",
+                "wall_seconds": time.perf_counter() - t0}
+
+    def bound(self, budget: float, initial, initial_from: str) -> dict:
+        method = "bp" if "bp" in METHODS else "cg"
+        t0 = time.perf_counter()
+        res = self.run("bound", method, {"time_limit": budget, "initial": initial}, cli=False,
+                       note=f"initial = {initial_from}")
+        out = {"method": method, "wall_seconds": time.perf_counter() - t0,
+               "initial_from": initial_from}
+        if method == "cg":
+            out["note"] = "'bp' (branch and price) was not registered: column generation"
+        if res is not None:
+            d = res.details
+            lb = d.get("lower_bound")
+            out.update(stage=self.stages[-1]["stage"], lower_bound=lb,
+                       status=d.get("status"), bound_source=d.get("bound_source"),
+                       il=None if lb is None else 100 * lb / res.partition.sst())
+            self.polish(res.partition, self.stages[-1]["stage"])
+        else:
+            out.update(stage=self.stages[-1]["stage"], lower_bound=None, status="failed",
+                       error=self.stages[-1]["error"], il=None)
+        return out
+
+
+def committed_partition(path: Path, data_path: Path, k: int):
+    """(labels, recomputation) of the label file already there, or None."""
+    if not path.is_file():
+        return None
+    try:
+        labels = read_labels(path)
+        rep = recompute(data_path, labels, k)
+    except (ValueError, OSError) as exc:
+        log(f"{rel(path)} is not a valid label file ({exc}); it will be replaced")
+        return None
+    if not rep["feasible"]:
+        log(f"{rel(path)} is not {k}-feasible; it will be replaced")
+        return None
+    return labels, rep
+
+
+def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions: Path,
+             runs_dir: Path) -> dict:
+    started = datetime.now(timezone.utc)
+    load_start = list(os.getloadavg())
+    cell = Cell(data, k, data_path)
+    primal = cell.primal(args.budget_primal, args.seed)
+    if cell.best is not None:
+        primal.update(best_stage=cell.best[2], best_sse=cell.best[0],
+                      best_il=cell.stages[cell.best[2]]["result"]["il"])
+    label_path = solutions / f"{data}_k{k}.csv"
+    committed = committed_partition(label_path, data_path, k)
+    initial, initial_from = None, "none (every primal stage failed)"
+    if cell.best is not None:
+        initial, initial_from = cell.best[1], (f"best partition of this run's primal stage "
+                                               f"(stage {cell.best[2]})")
+    if committed is not None and (cell.best is None
+                                  or committed[1]["sse"] < cell.best[0] * (1 - REL_TOL)):
+        initial, initial_from = committed[0], f"the committed label file {rel(label_path)}"
+    bound = cell.bound(args.budget_bound, initial, initial_from)
+    if cell.best is None:
+        raise SystemExit(f"casc: {data} k={k}: every stage failed; see the messages above")
+
+    sse, labels, index = cell.best
+    written = committed is None or sse < committed[1]["sse"] * (1 - REL_TOL)
+    if written:  # verify a candidate file first: a failed check never replaces a good file
+        candidate = label_path.with_name(f".{label_path.name}.candidate")
+        atomic_write_text(candidate, labels_text(labels))
+        try:
+            check = check_label_file(data_path, candidate, k)
+            if not check["ok"]:
+                raise SystemExit(f"casc: the new partition of {data} k={k} failed "
+                                 f"verification: {json.dumps(check)}")
+            os.replace(candidate, label_path)
+        finally:
+            candidate.unlink(missing_ok=True)
+        log(f"wrote {rel(label_path)}")
+    else:
+        log(f"kept {rel(label_path)}: IL {committed[1]['il']:.6f} is not worse than this run's")
+    check = check_label_file(data_path, label_path, k)
+    if not check["ok"]:
+        raise SystemExit(f"casc: {rel(label_path)} failed verification: {json.dumps(check)}")
+    best_stage = cell.stages[index]
+    run = {
+        **run_meta,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "loadavg_start": load_start, "loadavg_end": list(os.getloadavg()),
+        "data": {"name": data, "path": rel(data_path), "sha256": sha256_file(data_path),
+                 "n": int(cell.inst.X.shape[0]), "p": int(cell.inst.X.shape[1])},
+        "k": k,
+        "parameters": {"budget_primal": args.budget_primal, "budget_bound": args.budget_bound,
+                       "seed": args.seed, "quick": args.quick},
+        "primal": primal, "bound": bound, "stages": cell.stages,
+        "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
+                 "sse": sse, "il": 100 * sse / check["independent"]["sst"],
+                 "labels_sha256": labels_sha(labels)},
+        "label_file": {**check, "written": written,
+                       "previous_il": None if committed is None else committed[1]["il"]},
+    }
+    record_path = runs_dir / f"{data}_k{k}.json"
+    record = load_record(record_path) or {"data": data, "k": k, "runs": []}
+    record["runs"].append(run)
+    atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
+    log(f"{data} k={k}: best IL {run['best']['il']:.6f} ({best_stage['method']}), "
+        f"bound IL {bound.get('il')}, label file IL {check['independent']['il']:.6f}; "
+        f"record {rel(record_path)}")
+    return run
+
+
+def load_record(path: Path):
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+# ----------------------------------------------------------------------------------------
+# the table
+
+def stage_label(stage: dict, stages: list[dict]) -> str:
+    if stage["role"] == "polish":
+        src = stages[stage["source_stage"]]
+        return f"{stage_label(src, stages)} + local search"
+    opts = {k: v for k, v in (stage.get("options") or {}).items()
+            if k not in ("time_limit", "initial")}
+    text = stage["method"] + (" " + ",".join(f"{k}={v}" for k, v in opts.items()) if opts
+                              else "")
+    if stage.get("seed") is not None and stage["method"] in ("tsp-mhm", "portfolio"):
+        text += f" seed {stage['seed']}"
+    if stage.get("improve"):
+        text += f" + {stage['improve']}"
+    if stage["role"] == "bound":
+        text += " (rounding)"
+    return text
+
+
+def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
+                 runs_dir: Path) -> dict:
+    bp, low = best_published(data, k), lowest_published(data, k)
+    row = {"data": data, "k": k,
+           "published_il": bp.il, "published_printed": bp.printed, "published_method": bp.method,
+           "published_source": bp.source, "published_kind": bp.kind, "published_runs": bp.runs,
+           "lowest_published_il": low.il, "lowest_published_printed": low.printed,
+           "lowest_published_method": low.method, "lowest_published_source": low.source,
+           "lowest_published_kind": low.kind, "lowest_published_runs": low.runs}
+    record = load_record(runs_dir / f"{data}_k{k}.json")
+    label_path = solutions / f"{data}_k{k}.csv"
+    if record is None or not label_path.is_file() or data_path is None:
+        row["status"] = "not run" if record is None else "label file or data missing"
+        return row
+    data_sha = sha256_file(data_path)
+    runs = [r for r in record["runs"] if r["data"]["sha256"] == data_sha]
+    check = check_label_file(data_path, label_path, k)
+    mine = check["independent"]
+    row.update(label_file=rel(label_path), label_sha256=check["sha256"], verified=check["ok"],
+               checked_by=check["checked_by"], sse=mine["sse"], il=mine["il"], sst=mine["sst"],
+               n=mine["n"], runs=len(runs))
+    # provenance of the label file: the first stage that produced these labels (a later
+    # run may return them again, e.g. a bound stage started from the committed file)
+    producer = next(((run, st) for run in runs for st in run["stages"]
+                     if st.get("labels_sha256") == check["sha256"]), None)
+    if producer:
+        run, st = producer
+        row["method"] = stage_label(st, run["stages"])
+        row["primal_seconds"] = run["primal"]["wall_seconds"]
+        row["found_by"] = st["role"]
+        row["partition_run_started"] = run["started"]
+        row["partition_command"] = run["command"]
+        row["quick"] = run["parameters"]["quick"]
+    else:
+        row["method"] = "unknown (no record of these labels)"
+    # the best certified bound over every run on this data
+    bounds = [(r["bound"]["lower_bound"], r) for r in runs
+              if r.get("bound", {}).get("lower_bound") is not None]
+    if bounds:
+        lb, run = max(bounds, key=lambda t: t[0])
+        row.update(lower_bound=lb, bound_il=100 * lb / mine["sst"],
+                   bound_method=run["bound"]["method"], bound_status=run["bound"]["status"],
+                   bound_source=run["bound"].get("bound_source"),
+                   bound_seconds=run["bound"]["wall_seconds"],
+                   bound_budget=run["parameters"]["budget_bound"],
+                   bound_run_started=run["started"], bound_command=run["command"])
+        row["quick"] = row.get("quick", False) or run["parameters"]["quick"]
+        row["gap"] = max(0.0, 100 * (mine["sse"] - lb) / mine["sse"])
+        row["status"] = "optimal" if row["gap"] <= 1e-6 else row["bound_status"]
+    elif runs:
+        last = runs[-1]["bound"]
+        row["bound_seconds"] = last.get("wall_seconds")
+        row["bound_budget"] = runs[-1]["parameters"]["budget_bound"]
+        row["bound_method"] = last.get("method")
+        row["status"] = f"no certified bound ({last.get('method')}: {last.get('status')})"
+    row["beats_published"] = beats(mine["il"], low)
+    return row
+
+
+CSV_FIELDS = ["data", "k", "published_printed", "published_method", "published_source",
+              "published_kind", "published_runs", "lowest_published_printed",
+              "lowest_published_method", "lowest_published_source", "lowest_published_kind",
+              "il", "sse", "sst", "method", "lower_bound", "bound_il", "gap", "beats_published",
+              "primal_seconds", "bound_seconds", "bound_budget", "status", "bound_method",
+              "bound_source", "label_file", "label_sha256", "verified", "checked_by", "runs",
+              "quick"]
+
+
+def _f(x, digits=4):
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _kind(kind, runs):
+    return {"single": "single run", "best": f"best of {runs}", "mean": f"mean of {runs}",
+            "worst": f"worst of {runs}"}[kind]
+
+
+def _source(src: str) -> str:
+    return src.replace("seed ", "").replace(" Table ", " T")
+
+
+def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -> None:
+    lines = [f"<!-- made by scripts/casc.py {shlex.join(sys.argv[1:])} on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC from the records in "
+             f"{rel(out / 'casc_runs')}/; mipagg {mipagg.__version__} -->", "",
+             "# Best-known partitions of the CASC files", "",
+             "IL = 100·SSE/SST (%) on all 13 attributes standardized to mean 0 and sample "
+             "standard deviation 1. *Best published*: the lowest IL of a partition printed in "
+             "the seed papers (a single run or the best of several runs; "
+             "`mipagg.experiments.published`); when a published average is lower still, it "
+             "is given after it. *Beats published* is `yes` when mipagg's IL is below every "
+             "published value of the cell, averages included, whatever their unprinted "
+             "digits.", "",
+             "| data | k | best published IL (method, seed/table, kind) | mipagg best IL (method) "
+             "| certified bound IL | gap % | beats published | primal s | bound s | status |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        pub = (f"{r['published_printed']} ({r['published_method']}, "
+               f"{_source(r['published_source'])}, {_kind(r['published_kind'], r['published_runs'])})")
+        if r["lowest_published_il"] < r["published_il"]:
+            pub += (f"; mean {r['lowest_published_printed']} ({r['lowest_published_method']}, "
+                    f"{_source(r['lowest_published_source'])}, "
+                    f"{_kind(r['lowest_published_kind'], r['lowest_published_runs'])})")
+        if "il" not in r:
+            lines.append(f"| {NAMES[r['data']]} | {r['k']} | {pub} | – | – | – | – | – | – | "
+                         f"{r['status']} |")
+            continue
+        status = r["status"] + (" (quick run)" if r.get("quick") else "")
+        bound_s = "–" if r.get("bound_seconds") is None else f"{r['bound_seconds']:.0f}"
+        primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
+        lines.append(
+            f"| {NAMES[r['data']]} | {r['k']} | {pub} | {r['il']:.4f} ({r['method']}) | "
+            f"{_f(r.get('bound_il'))} | {_f(r.get('gap'), 2)} | "
+            f"{'yes' if r['beats_published'] else 'no'} | {primal_s} | {bound_s} | {status} |")
+    done = [r for r in rows if "il" in r]
+    lines += ["", "Times are wall-clock seconds of the run that found the partition (primal "
+              "stage) and of the run that found the bound (bound stage); the machine, load "
+              "and every stage are in the records.", ""]
+    lines += _notes(done, data_dir)
+    atomic_write_text(out / f"{stem}.md", "\n".join(lines) + "\n")
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({f: (repr(r[f]) if isinstance(r.get(f), float) else r.get(f, ""))
+                    for f in CSV_FIELDS})
+    atomic_write_text(out / f"{stem}.csv", buf.getvalue())
+
+
+def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
+    data_rel = rel(data_dir) if data_dir else "../shared/data"
+    out = ["## Commands", "",
+           "Every cell (quick check: `--quick`, 20 s per stage):", "", "```sh",
+           "python scripts/casc.py                          # every cell, default budgets "
+           f"(primal {FULL_BUDGETS[0]:.0f} s, bound {FULL_BUDGETS[1]:.0f} s per cell)",
+           "python scripts/casc.py --cells census:10 --budget-primal 600 --budget-bound 3600",
+           "python scripts/casc.py --table-only             # rebuild this page from the records",
+           "```", ""]
+    if done:
+        out += ["The runs behind the table (full parameters, seeds, versions, machine and "
+                "every stage with the equivalent `mipagg run` command in "
+                "`docs/results/casc_runs/{data}_k{K}.json`):", ""]
+        for r in done:
+            cmds = {r.get("partition_command"), r.get("bound_command")} - {None}
+            out.append(f"* {NAMES[r['data']]} k = {r['k']}: " +
+                       "; ".join(f"`{c}`" for c in sorted(cmds)))
+        out.append("")
+    out += ["## What the bound certifies", "",
+            "The certified bound LB is a lower bound on the SSE of *every* k-partition of "
+            "the standardized file (the optimum included): the LP bound of the column "
+            "generation master problem proven by exact pricing (`bound_source` `lp`), a "
+            "Lagrangian bound at exactly priced duals (`lagrangian`), or the bound of a "
+            "closed branch-and-price tree. The gap 100·(SSE − LB)/SSE (seed 001, formula "
+            "(15)) therefore bounds how far the best-known partition can be from optimal; "
+            "`optimal` means the gap is closed. A run stopped by its time limit still "
+            "reports only a certified bound (`time_limit`); `converged` means the LP bound "
+            "is certified and a gap is left.", "",
+            "## How to verify a label file", "",
+            "The files in `instances/solutions/` hold group labels only (header `group`, one "
+            "label per record, input order); the data are never committed. With the CASC "
+            "files in `../shared/data`:", "", "```sh",
+            f"mipagg verify {data_rel}/census.csv instances/solutions/census_k3.csv -k 3 --json",
+            "```", "",
+            "prints feasibility, SSE, SST and IL recomputed from the two files alone, and "
+            "exits 1 if a group has fewer than k records. Without mipagg, in numpy:", "",
+            "```python",
+            "import numpy as np",
+            f"X = np.loadtxt('{data_rel}/census.csv', delimiter=',', skiprows=1)",
+            "g = np.loadtxt('instances/solutions/census_k3.csv', skiprows=1, dtype=int)",
+            "Z = (X - X.mean(0)) / X.std(0, ddof=1)",
+            "assert np.bincount(g).min() >= 3",
+            "sse = sum(((Z[g == c] - Z[g == c].mean(0)) ** 2).sum() for c in np.unique(g))",
+            "print(100 * sse / (Z ** 2).sum())   # IL in %",
+            "```", "",
+            "`tests/test_solutions.py` checks every committed label file this way against "
+            "`casc.csv` and the records (to 1e-6).", ""]
+    out += ["## Methods used", "",
+            "Primal: `mipagg.microaggregate(inst, k, \"portfolio\", time_limit=P, seed=S)`; "
+            "runs made while the portfolio method was not registered used a fixed list "
+            "instead (each + `improve=\"local\"`): tsp-mhm with an LKH tour (seed S), "
+            "mdav-lk-mhm, compress with c = 2, 3, 5, then tsp-mhm with seeds S+1, S+2, … "
+            "while P lasts; the record of each run says which (`primal.fallback`). Bound: "
+            "`microaggregate(inst, k, \"bp\", time_limit=B, initial=<best partition>)`, or "
+            "`\"cg\"` (column generation) while branch-and-price is not registered "
+            "(`bound.method`); the partition of the bound stage, polished by local search, "
+            "competes with the primal ones. A label file is replaced only by a strictly "
+            "better partition."]
+    return out + [""]
+
+
+def build_table(data_dir: Path | None, solutions: Path, runs_dir: Path, out: Path,
+                stem: str) -> list[dict]:
+    rows = []
+    for data in DATASETS:
+        path = data_dir / f"{data}.csv" if data_dir else None
+        for k in KS:
+            rows.append(cell_summary(data, k, path if path and path.is_file() else None,
+                                     solutions, runs_dir))
+    write_table(rows, out, stem, data_dir)
+    log(f"wrote {rel(out / stem)}.md/.csv")
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+
+def parse_cells(text: str | None) -> list[tuple[str, int]]:
+    if not text:
+        return [(d, k) for d in DATASETS for k in KS]
+    cells = []
+    for item in text.split(","):
+        try:
+            data, k = item.strip().split(":")
+            data, k = data.strip().lower(), int(k)
+        except ValueError:
+            raise SystemExit(f"casc: bad cell {item!r}; write data:k, e.g. census:3") from None
+        if data not in DATASETS or k not in KS:
+            raise SystemExit(f"casc: cell {item!r} not in the table ({DATASETS} × {KS})")
+        cells.append((data, k))
+    return cells
+
+
+def main(argv=None) -> int:
+    default_data = REPO.parent / "shared" / "data"
+    ap = argparse.ArgumentParser(prog="casc", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data_dir", nargs="?", type=Path, default=default_data,
+                    help=f"directory of census.csv / tarragona.csv (default: {rel(default_data)})")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"small budgets ({QUICK_BUDGETS[0]:.0f} s / {QUICK_BUDGETS[1]:.0f} s)")
+    ap.add_argument("--cells", help="comma-separated data:k, e.g. census:3,tarragona:5 "
+                                    "(default: all ten)")
+    ap.add_argument("--budget-primal", type=float, metavar="SECONDS",
+                    help=f"primal budget per cell (default {FULL_BUDGETS[0]:.0f}, quick "
+                         f"{QUICK_BUDGETS[0]:.0f})")
+    ap.add_argument("--budget-bound", type=float, metavar="SECONDS",
+                    help=f"bound time limit per cell (default {FULL_BUDGETS[1]:.0f}, quick "
+                         f"{QUICK_BUDGETS[1]:.0f})")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the primal stage (default 0)")
+    ap.add_argument("--table-only", action="store_true",
+                    help="only rebuild casc.md / casc.csv from the records")
+    ap.add_argument("--out", type=Path, default=OUT, help="directory of casc.md/.csv and "
+                    "casc_runs/ (default: docs/results)")
+    ap.add_argument("--solutions", type=Path, default=SOLUTIONS,
+                    help="directory of the label files (default: instances/solutions)")
+    args = ap.parse_args(argv)
+    budgets = QUICK_BUDGETS if args.quick else FULL_BUDGETS
+    args.budget_primal = budgets[0] if args.budget_primal is None else args.budget_primal
+    args.budget_bound = budgets[1] if args.budget_bound is None else args.budget_bound
+    data_dir = args.data_dir if args.data_dir and Path(args.data_dir).is_dir() else None
+    runs_dir = args.out / "casc_runs"
+    if not args.table_only:
+        if data_dir is None:
+            print(f"casc: data directory not found ({args.data_dir}); give it as the first "
+                  "argument", file=sys.stderr)
+            return 2
+        cells = parse_cells(args.cells)
+        meta = {"command": shlex.join(["python", "scripts/casc.py"] + list(
+                    sys.argv[1:] if argv is None else argv)),
+                "versions": versions(), "git": git_info(), "machine": machine(),
+                "methods_registered": {"portfolio": "portfolio" in METHODS,
+                                       "bp": "bp" in METHODS}}
+        for data, k in cells:
+            run_cell(data, k, data_dir / f"{data}.csv", args, meta, args.solutions, runs_dir)
+    build_table(data_dir, args.solutions, runs_dir, args.out, "casc")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
