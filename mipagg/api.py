@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 
@@ -63,7 +64,7 @@ def _check_improve_options(improve: str | None, options: dict | None) -> dict:
 
 def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = None,
                    seed: int | None = None, improve_options: dict | None = None,
-                   **options) -> RunResult:
+                   verbose: bool = False, **options) -> RunResult:
     """Microaggregate ``data`` (an :class:`Instance` or a numeric array) with ``method``.
 
     ``options`` go to the method (e.g. ``gamma`` for V-MDAV, ``pricing`` for
@@ -72,6 +73,10 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     ``improve`` ("local" or "rcs") post-processes the partition;
     ``improve_options`` go to it (e.g. ``{"probability": 0.01, "max_events": 20}``
     for RCS, seed 003 Table 6.1) and are recorded in the summary.
+    ``verbose=True`` asks methods that take a ``verbose`` keyword
+    (:mod:`mipagg.progress`) to print progress lines to stderr; it is ignored
+    by the others and never recorded in ``options``, since it does not change
+    the result.
 
     >>> import numpy as np
     >>> r = microaggregate(np.arange(12.0).reshape(6, 2), 3, "mdav")
@@ -91,6 +96,9 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     kwargs = {o: v for o, v in options.items() if v is not None}
     if seed is not None and "seed" in accepted:
         kwargs["seed"] = seed
+    recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
+    if "verbose" in accepted:
+        kwargs["verbose"] = bool(verbose)
     t0 = time.perf_counter()
     out = fn(inst.X, k, **kwargs)
     if isinstance(out, Partition):
@@ -101,15 +109,16 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
         from .improve import improve_partition
 
         before = partition.sse()
+        extra = ({"verbose": bool(verbose)}
+                 if "verbose" in inspect.signature(improve_partition).parameters else {})
         partition = improve_partition(inst.X, partition, k, how=improve, seed=seed,
-                                      **improve_options)
+                                      **improve_options, **extra)
         details.update(improve=improve, sse_before_improve=before)
         if improve_options:
             details["improve_options"] = improve_options
     seconds = time.perf_counter() - t0
     if not partition.is_feasible(k):
         raise RuntimeError(f"method {method!r} returned a partition that is not {k}-feasible")
-    recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
     if improve_options:
         recorded["improve_options"] = improve_options
     return RunResult(method, k, partition, seconds, recorded, details,

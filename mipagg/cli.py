@@ -45,7 +45,18 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--labels", help="write one group label per input row to this file")
     run.add_argument("--output", help="write the masked release (CSV) to this file")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress lines on stderr (warnings and errors still appear)")
     run.set_defaults(func=_cmd_run)
+
+    ver = sub.add_parser("verify", help="recompute feasibility, SSE, SST and IL of a labels "
+                         "file, independently of the code that made it")
+    ver.add_argument("data", help="CSV file with a header row (the input of 'mipagg run')")
+    ver.add_argument("labels", help="labels file as written by 'mipagg run --labels'")
+    ver.add_argument("-k", type=int, required=True, help="minimum group size to check")
+    ver.add_argument("--columns", help="comma-separated key columns (default: all)")
+    ver.add_argument("--json", action="store_true", help="print one JSON object")
+    ver.set_defaults(func=_cmd_verify)
 
     methods = sub.add_parser("methods", help="list the available methods")
     methods.set_defaults(func=_cmd_methods)
@@ -54,6 +65,7 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--data", help="a CSV file instead of the shipped instances")
     demo.add_argument("--columns", help="key columns of --data (default: all)")
     demo.add_argument("-k", type=int, default=3)
+    demo.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     demo.set_defaults(func=_cmd_demo)
     from .experiments.cli import add_subcommands  # experiment, report, plot
     add_subcommands(sub)
@@ -63,22 +75,48 @@ def _build_parser() -> argparse.ArgumentParser:
 def _cmd_run(args) -> int:
     from .api import microaggregate
     from .instance import read_csv
+    from .outputs import check_outputs
 
     columns = args.columns.split(",") if args.columns else None
     inst = read_csv(args.data, columns=columns)
+    # Every output is checked before the method runs: a long run must not be
+    # lost to a typo in a path, and no output may overwrite the input.
+    targets = check_outputs({"--labels": args.labels, "--output": args.output},
+                            inputs=[args.data])
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
-                            **options)
-    if args.labels:
-        result.partition.write_labels(args.labels)
-    if args.output:
-        inst.write_masked_csv(result.labels, args.output)
+                            verbose=not args.quiet, **options)
+    if "--labels" in targets:
+        result.partition.write_labels(targets["--labels"], inputs=[args.data])
+    if "--output" in targets:
+        inst.write_masked_csv(result.labels, targets["--output"])
     summary = {"data": args.data, **result.summary()}
     if args.json:
         print(json.dumps(summary, default=float))
     else:
         for key, value in summary.items():
             print(f"{key:>16}: {value}")
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    from .verify import LabelsError, verify_files
+
+    columns = args.columns.split(",") if args.columns else None
+    try:
+        report = verify_files(args.data, args.labels, args.k, columns=columns)
+    except LabelsError as exc:  # the labels do not describe a partition of this data
+        print(f"mipagg: verify: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>16}: {value}")
+    if not report["feasible"]:
+        print(f"mipagg: verify: not {args.k}-feasible: {report['small_groups']} group(s) "
+              f"smaller than k (smallest has {report['min_group']} record(s))", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -96,7 +134,7 @@ DEMO_METHODS = ["mdav", "vmdav", "md", "cbfs", "npn-mhm", "md-mhm", "mdav-mhm", 
 DEMO_DATA = [("companies.csv", "surface,employees"), ("simu_n200_seed1.csv", None)]
 
 
-def _demo_table(inst, k: int) -> None:
+def _demo_table(inst, k: int, verbose: bool = False) -> None:
     from .api import microaggregate
     from .methods import METHODS
 
@@ -105,7 +143,7 @@ def _demo_table(inst, k: int) -> None:
     rows = []
     for name in [m for m in DEMO_METHODS if m in METHODS]:
         try:
-            rows.append(microaggregate(inst, k, name, seed=0).summary())
+            rows.append(microaggregate(inst, k, name, seed=0, verbose=verbose).summary())
         except MipaggError as exc:  # e.g. a method that needs more records
             print(f"  {name}: skipped ({exc})")
     lb = next((r["lower_bound"] for r in rows if r.get("lower_bound") is not None), None)
@@ -127,10 +165,11 @@ def _cmd_demo(args) -> int:
 
     if args.data:
         cols = args.columns.split(",") if args.columns else None
-        _demo_table(read_csv(args.data, columns=cols), args.k)
+        _demo_table(read_csv(args.data, columns=cols), args.k, not args.quiet)
         return 0
     for fname, cols in DEMO_DATA:
-        _demo_table(read_csv(SHIPPED / fname, columns=cols.split(",") if cols else None), args.k)
+        _demo_table(read_csv(SHIPPED / fname, columns=cols.split(",") if cols else None), args.k,
+                    not args.quiet)
     print("companies.csv is seed 004 Table 1; its optimal 3-partition has SSE/SST = 0.34 "
           "(Example 1), which cg proves above.\nThe first run after installation also "
           "compiles numba kernels (cached afterwards), which inflates its seconds.")
@@ -141,10 +180,17 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     print(f"mipagg: warning: {message}", file=sys.stderr)
 
 
+INTERRUPTED = 130  # 128 + SIGINT, the shell convention
+
+
 def main(argv=None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(argv)
+    """Run the command; returns the exit status: 0 success, 1 a failed check
+    (``verify``), 2 bad input or an output that cannot be written (one-line
+    message, no traceback), 130 interrupted (Ctrl-C; no partial output file
+    is left, the input is never touched)."""
     try:
+        parser = _build_parser()
+        args = parser.parse_args(argv)
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
@@ -152,6 +198,14 @@ def main(argv=None) -> int:
     except MipaggError as exc:
         print(f"mipagg: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # unreadable input, vanished directory, ...: no traceback
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"mipagg: error:{where} {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mipagg: interrupted; no partial output file was left and the input is "
+              "untouched", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@ the records being microaggregated.  The sample standard deviation (``ddof=1``)
 is the default; ``ddof=0`` reproduces the population convention of seed 004
 Example 1 (SST = n·p).  IL = 100·SSE/SST does not depend on the choice.
 
-Constant key columns carry no information for the grouping and would divide by
-zero; they are dropped from the standardized matrix with a
+Constant key columns (all values equal) carry no information for the grouping
+and would divide by zero; they are dropped from the standardized matrix with a
 :class:`~mipagg.errors.ConstantColumnWarning` and kept in the raw matrix, so the
 masked release still contains them (unchanged, since a group mean of a constant
 is that constant).  A file whose key columns are all constant is refused.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,18 +27,71 @@ import numpy as np
 
 from .errors import ConstantColumnWarning, DataError, ParameterError
 
-__all__ = ["Instance", "from_array", "from_dataframe", "read_csv", "standardize"]
+__all__ = ["Instance", "PrecisionWarning", "from_array", "from_dataframe", "read_csv",
+           "standardize"]
+
+
+class PrecisionWarning(UserWarning):
+    """A key column varies only in the last bits of its values, so its
+    z-scores are dominated by the rounding of the data (e.g. a column meant
+    to be constant that picked up floating-point noise)."""
+
+
+# A column whose spread (max − min) is below this many units in the last
+# place of its largest magnitude is resolved by float64 into at most about
+# that many levels; it is kept (its statistics are computed exactly enough)
+# but flagged with a PrecisionWarning.
+COARSE_ULPS = 2.0 ** 10
+
+
+def _column_scale(raw: np.ndarray) -> np.ndarray:
+    """Per-column exponents e with max|x| < 2**e (0 for an all-zero column):
+    dividing by 2**e is exact (short of subnormal results) and brings every
+    value into (−1, 1), so squares can neither overflow nor underflow."""
+    amax = np.abs(raw).max(axis=0)
+    return np.frexp(amax)[1]
 
 
 def standardize(raw: np.ndarray, ddof: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(Z, kept)``: z-scores of the non-constant columns and their mask."""
+    """Return ``(Z, kept)``: z-scores of the non-constant columns and their mask.
+
+    Robust for any finite values (1e-300 to 1e300 and columns like 1e9 plus
+    noise of 1e-3): each column is first scaled by a power of two so that its
+    values lie in (−1, 1) (an exact operation), then the mean is computed in
+    two passes (the corrected two-pass algorithm of Chan, Golub & LeVeque
+    1983, "Algorithms for computing the sample variance"), the values are
+    centred against that mean, and the variance is the sum of squares of the
+    centred values.  Z is therefore accurate to a few units in the last place
+    whatever the magnitude or offset of the column, and scaling a column by a
+    power of two leaves Z bit-for-bit unchanged.
+
+    A column is constant — and dropped — only when all its values are equal.
+
+    >>> Z, kept = standardize(np.array([[1e300, 5.0], [-1e300, 5.0], [3e300, 5.0]]))
+    >>> Z.ravel().round(6).tolist(), kept.tolist()
+    ([0.0, -1.0, 1.0], [True, False])
+    """
+    raw = np.asarray(raw, dtype=float)
     n = raw.shape[0]
     if n <= ddof:
         raise DataError(f"need more than {ddof} record(s) to standardize, got {n}")
-    mean = raw.mean(axis=0)
-    std = raw.std(axis=0, ddof=ddof)
-    kept = std > 1e-12 * np.maximum(1.0, np.abs(mean))
-    return (raw[:, kept] - mean[kept]) / std[kept], kept
+    kept = raw.max(axis=0) != raw.min(axis=0)
+    Y = np.ldexp(raw[:, kept], -_column_scale(raw[:, kept]))
+    mean = Y.mean(axis=0)
+    D = Y - mean
+    D -= D.mean(axis=0)  # second pass: the rounding error of the first mean
+    var = np.einsum("ij,ij->j", D, D) / (n - ddof)
+    return D / np.sqrt(var), kept
+
+
+def coarse_columns(raw: np.ndarray) -> np.ndarray:
+    """Mask of the non-constant columns whose spread is below
+    :data:`COARSE_ULPS` units in the last place of their largest magnitude."""
+    raw = np.asarray(raw, dtype=float)
+    Y = np.ldexp(raw, -_column_scale(raw))  # in (−1, 1): the spread cannot overflow
+    spread = Y.max(axis=0) - Y.min(axis=0)
+    ulp = np.spacing(np.abs(Y).max(axis=0))
+    return (spread > 0) & (spread < COARSE_ULPS * ulp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +135,16 @@ class Instance:
                 f"non-finite value at record {i + 1} ({int(bad.sum())} such values in all)"
             )
         X, kept = standardize(raw, self.ddof)
+        coarse = [c for c, m in zip(self.columns, coarse_columns(raw)) if m]
+        if coarse:
+            warnings.warn(
+                f"key column(s) {', '.join(coarse)} vary only in the last bits of their "
+                "values (spread below 1024 units in the last place): their z-scores are "
+                "dominated by rounding; check that they are not meant to be constant, or "
+                "subtract an offset before saving the data",
+                PrecisionWarning,
+                stacklevel=3,
+            )
         dropped = tuple(c for c, k in zip(self.columns, kept) if not k)
         if len(dropped) == len(self.columns):
             raise DataError(f"instance {self.name!r}: every key column is constant")
@@ -126,14 +190,25 @@ class Instance:
         if labels.shape != (self.n,):
             raise DataError(f"{labels.shape[0]} labels for {self.n} records")
         _, inv = np.unique(labels, return_inverse=True)
+        inv = inv.ravel()
         counts = np.bincount(inv).astype(float)
+        scale = _column_scale(self.raw)  # sums of values near 1e308 must not overflow
         sums = np.zeros((counts.size, self.raw.shape[1]))
-        np.add.at(sums, inv, self.raw)
-        return (sums / counts[:, None])[inv]
+        np.add.at(sums, inv, np.ldexp(self.raw, -scale))
+        return np.ldexp(sums / counts[:, None], scale)[inv]
 
     def write_masked_csv(self, labels: np.ndarray, path: str | Path) -> None:
         """Write the masked release: key values replaced by group means, rows in
-        input order, non-key columns untouched."""
+        input order, non-key columns untouched.
+
+        ``path`` is checked first (:func:`mipagg.outputs.check_output_path`):
+        it may not be the file the instance was read from, and its directory
+        must be writable.  The file is written atomically: an interrupted or
+        failed write leaves any previous file at ``path`` untouched."""
+        from .outputs import atomic_write, check_output_path
+
+        source = self.provenance.get("source") if self.table is not None else None
+        target = check_output_path(path, [source], what="masked release")
         masked = self.masked(labels)
         if self.table is not None:
             header, body = self.table
@@ -141,8 +216,9 @@ class Instance:
         else:
             header, body = list(self.columns), [[""] * self.raw.shape[1] for _ in range(self.n)]
             col_index = list(range(self.raw.shape[1]))
-        with open(path, "w", newline="") as fh:
-            writer = csv.writer(fh)
+        delimiter = self.provenance.get("delimiter", ",") if self.table is not None else ","
+        with atomic_write(target, newline="") as fh:
+            writer = csv.writer(fh, delimiter=delimiter)
             writer.writerow(header)
             for i, row in enumerate(body):
                 out = list(row)
@@ -181,6 +257,9 @@ def from_dataframe(df, columns: Sequence[str] | None = None, name: str = "datafr
                     {"source": "dataframe"}, ddof)
 
 
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+
+
 def _parse_float(cell: str) -> float:
     cell = cell.strip()
     if cell == "":
@@ -213,7 +292,8 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
     if not body:
         raise DataError(f"{path} has a header but no records")
     if len(set(header)) != len(header):
-        raise DataError(f"{path} has repeated column names")
+        repeated = sorted({h for h in header if header.count(h) > 1})
+        raise DataError(f"{path} has repeated column names: {', '.join(map(repr, repeated))}")
     for i, r in enumerate(body):
         if len(r) != len(header):
             raise DataError(f"{path}: record {i + 1} has {len(r)} fields, header has {len(header)}")
@@ -228,9 +308,13 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
             try:
                 raw[i, j] = _parse_float(r[c])
             except ValueError:
+                hint = (" (a decimal comma? write numbers with a dot)"
+                        if _DECIMAL_COMMA.match(r[c].strip()) else "")
                 raise DataError(
                     f"{path}: key column {keys[j]!r} is not numeric (record {i + 1}: "
-                    f"{r[c]!r}); choose numeric key columns with --columns"
+                    f"{r[c]!r}){hint}; choose numeric key columns with --columns"
                 ) from None
-    return Instance(raw, tuple(keys), name or path.stem,
-                    {"source": str(path), "columns": keys}, ddof, (header, body))
+    provenance = {"source": str(path), "columns": keys}
+    if delimiter != ",":  # the masked release keeps the delimiter of its input
+        provenance["delimiter"] = delimiter
+    return Instance(raw, tuple(keys), name or path.stem, provenance, ddof, (header, body))

@@ -7,6 +7,7 @@ All three are computed on the standardized matrix the partition was built on.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -16,6 +17,19 @@ from numba import njit
 from .errors import DataError
 
 __all__ = ["Partition", "sse_of_groups", "group_sse"]
+
+# Magnitudes of X between these bounds need no rescaling before squaring:
+# squares of values and of their differences stay far from overflow, and an
+# underflow could only lose terms below 2**-600 relative to the total.
+_SAFE_LOW, _SAFE_HIGH = 2.0 ** -300, 2.0 ** 300
+
+
+def _unscale(value: float, e: int) -> float:
+    """value·2**e, ``inf`` when beyond the float range (never an exception)."""
+    try:
+        return math.ldexp(value, e)
+    except OverflowError:
+        return math.inf
 
 
 def group_sse(X: np.ndarray, rows: Sequence[int]) -> float:
@@ -113,22 +127,50 @@ class Partition:
 
     def centroids(self) -> np.ndarray:
         """(g, p) matrix of group means of the standardized data."""
+        Y, e = self._scaled()
         sums = np.zeros((self.n_groups, self.X.shape[1]))
-        np.add.at(sums, self.labels, self.X)
-        return sums / self.sizes[:, None]
+        np.add.at(sums, self.labels, Y)
+        return np.ldexp(sums / self.sizes[:, None], e)
+
+    def _scaled(self) -> tuple[np.ndarray, int]:
+        """``(X / 2**e, e)``: X itself (e = 0) when its magnitudes are moderate,
+        which is always the case for standardized data; otherwise scaled by a
+        power of two (exact) so that squares neither overflow nor underflow."""
+        top = float(np.abs(self.X).max()) if self.X.size else 0.0
+        if top == 0.0 or _SAFE_LOW <= top <= _SAFE_HIGH:
+            return self.X, 0
+        e = int(np.frexp(top)[1])
+        return np.ldexp(self.X, -e), e
+
+    @staticmethod
+    def _sse_of(X: np.ndarray, labels: np.ndarray, sizes: np.ndarray) -> float:
+        sums = np.zeros((sizes.size, X.shape[1]))
+        np.add.at(sums, labels, X)
+        return float(((X - (sums / sizes[:, None])[labels]) ** 2).sum())
+
+    @staticmethod
+    def _sst_of(X: np.ndarray) -> float:
+        D = X - X.mean(axis=0)
+        D -= D.mean(axis=0)  # corrected two-pass: remove the rounding of the mean
+        return float((D ** 2).sum())
 
     def sse(self) -> float:
         """Within-group sum of squared errors."""
-        return float(((self.X - self.centroids()[self.labels]) ** 2).sum())
+        Y, e = self._scaled()
+        return _unscale(self._sse_of(Y, self.labels, self.sizes), 2 * e)
 
     def sst(self) -> float:
         """Total sum of squares around the overall centroid."""
-        return float(((self.X - self.X.mean(axis=0)) ** 2).sum())
+        Y, e = self._scaled()
+        return _unscale(self._sst_of(Y), 2 * e)
 
     def il(self) -> float:
-        """Information loss IL = 100·SSE/SST (percent)."""
-        sst = self.sst()
-        return 100.0 * self.sse() / sst if sst > 0 else 0.0
+        """Information loss IL = 100·SSE/SST (percent); computed on X scaled by
+        a power of two, so it is right even when SSE or SST alone would
+        overflow or underflow (data not standardized)."""
+        Y, _ = self._scaled()
+        sst = self._sst_of(Y)
+        return 100.0 * self._sse_of(Y, self.labels, self.sizes) / sst if sst > 0 else 0.0
 
     def is_feasible(self, k: int) -> bool:
         """True when every group has at least ``k`` records."""
@@ -140,9 +182,16 @@ class Partition:
                 "il": self.il(), "groups": int(sizes.size), "min_group": int(sizes.min()),
                 "max_group": int(sizes.max())}
 
-    def write_labels(self, path) -> None:
-        """One integer label per row, input order, header ``group``."""
-        with open(path, "w") as fh:
+    def write_labels(self, path, *, inputs=()) -> None:
+        """One integer label per row, input order, header ``group``.
+
+        ``path`` may not be one of ``inputs`` (e.g. the data file) and is
+        written atomically (:mod:`mipagg.outputs`): an interrupted or failed
+        write leaves any previous file untouched."""
+        from .outputs import atomic_write, check_output_path
+
+        target = check_output_path(path, inputs, what="labels file")
+        with atomic_write(target) as fh:
             fh.write("group\n")
             fh.write("\n".join(map(str, self.labels.tolist())))
             fh.write("\n")

@@ -126,3 +126,69 @@ def test_console_script_subprocess(tmp_path):
     bad = subprocess.run([exe, "run", tmp_path / "none.csv", "-k", "3"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# ---------------------------------------------------------------- --quiet and verbose
+
+def _verbose_module(tmp_path, monkeypatch):
+    """A method module whose function takes ``verbose`` and reports progress
+    through :class:`mipagg.progress.Progress`, registered as ``fake-verbose``."""
+    from mipagg.methods import METHODS, MethodSpec
+
+    (tmp_path / "fake_verbose_method.py").write_text(
+        "from mipagg.heuristics.mdav import mdav\n"
+        "from mipagg.progress import Progress\n"
+        "def fake(X, k, *, verbose=False):\n"
+        "    prog = Progress('fake', enabled=verbose)\n"
+        "    prog.update(force=True, step=1, best=2.5)\n"
+        "    return mdav(X, k)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(METHODS, "fake-verbose", MethodSpec(
+        "fake-verbose", "fake_verbose_method:fake", "test method with progress", "none"))
+
+
+def test_progress_goes_to_stderr_and_stdout_stays_one_json_object(capsys, tmp_path,
+                                                                  monkeypatch):
+    _verbose_module(tmp_path, monkeypatch)
+    code, out, err = run(capsys, "run", COMPANIES, "-k", 3, "--columns", KEYS, "--method",
+                         "fake-verbose", "--json")
+    assert code == 0
+    summary = json.loads(out)  # the whole of stdout is one JSON object
+    assert "[fake " in err and "step 1" in err
+    assert "verbose" not in summary["options"]  # it does not change the result
+    code, out, err = run(capsys, "run", COMPANIES, "-k", 3, "--columns", KEYS, "--method",
+                         "fake-verbose", "--json", "--quiet")
+    assert code == 0 and err == "" and json.loads(out)["sse"] == summary["sse"]
+
+
+def test_verbose_is_passed_only_to_methods_that_take_it(tmp_path, monkeypatch):
+    _verbose_module(tmp_path, monkeypatch)
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    quiet = microaggregate(X, 3, "fake-verbose")
+    loud = microaggregate(X, 3, "fake-verbose", verbose=True)
+    assert quiet.options == loud.options == {}
+    assert np.array_equal(quiet.labels, loud.labels)
+    assert microaggregate(X, 3, "mdav", verbose=True).options == {}  # ignored, no error
+
+
+def _verbose_methods():
+    from mipagg.methods import METHODS
+
+    return [name for name, spec in METHODS.items() if "verbose" in spec.options()]
+
+
+@pytest.mark.parametrize("method", _verbose_methods() or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no registered method takes `verbose` "
+                                              "yet; the fake-verbose tests cover the CLI"))])
+def test_real_verbose_methods_keep_stdout_one_json_object(method):
+    exe = [sys.executable, "-m", "mipagg.cli", "run", str(COMPANIES), "-k", "3", "--columns",
+           KEYS, "--method", method, "--json"]
+    loud = subprocess.run(exe, capture_output=True, text=True, timeout=300)
+    assert loud.returncode == 0, loud.stderr
+    s = json.loads(loud.stdout)
+    assert "verbose" not in s["options"]
+    assert all(line.startswith(("[", "mipagg: warning")) for line in loud.stderr.splitlines())
+    quiet = subprocess.run(exe + ["--quiet"], capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0
+    assert not any(line.startswith("[") for line in quiet.stderr.splitlines())
+    assert json.loads(quiet.stdout)["sse"] == pytest.approx(s["sse"])

@@ -65,3 +65,31 @@ def test_write_labels(tmp_path):
     p = Partition([1, 1, 0, 0], np.zeros((4, 1)))
     p.write_labels(tmp_path / "l.csv")
     assert (tmp_path / "l.csv").read_text().splitlines() == ["group", "0", "0", "1", "1"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 25), exponent=st.integers(-300, 300))
+def test_il_of_unstandardized_extreme_data(seed, n, exponent):
+    """IL is scale-invariant and never spoiled by overflow or underflow of squares
+    (issue 10), even on data that was not standardized."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    labels = rng.integers(0, 3, size=n)
+    base = Partition(labels, X)
+    scaled = Partition(labels, X * 10.0 ** exponent)
+    assert scaled.il() == pytest.approx(base.il(), rel=1e-9, abs=1e-12)
+    expected = base.sst() * 10.0 ** (2 * exponent) if abs(exponent) <= 150 else None
+    if expected is not None:
+        assert scaled.sst() == pytest.approx(expected, rel=1e-9)
+    elif exponent > 0:
+        assert scaled.sst() == np.inf or scaled.sst() > 1e290
+    assert np.allclose(scaled.centroids(), base.centroids() * 10.0 ** exponent, rtol=1e-12)
+
+
+def test_sse_sst_of_huge_and_tiny_values():
+    # groups {1, -1} and {3, 5}: SSE = 2 + 2, SST around 2 = 1 + 9 + 1 + 9, IL = 20 %
+    for scale in (1e300, 1e-300, 1.0):
+        part = Partition([0, 0, 1, 1], np.array([[1.0], [-1.0], [3.0], [5.0]]) * scale)
+        assert part.il() == pytest.approx(20.0, rel=1e-12)
+        assert part.sse() == pytest.approx(4 * scale * scale, rel=1e-12)  # inf beyond float64
+        assert part.sst() == pytest.approx(20 * scale * scale, rel=1e-12)

@@ -64,12 +64,39 @@ def _open_store(path: str):
     return ResultStore(path)
 
 
+def _grid_inputs(grid_file: str, grid) -> list:
+    """The grid file and every data file the grid reads."""
+    inputs = [grid_file]
+    for spec in getattr(grid, "instances", None) or []:
+        path = getattr(spec, "path", None)
+        if path is not None:
+            path = Path(path)
+            if not path.is_absolute() and grid.data_dir is not None:
+                path = Path(grid.data_dir) / path
+            inputs.append(str(path))
+    return inputs
+
+
+def _check_db(db: str, inputs: list) -> None:
+    """The results file may not be an input; a new one must be creatable
+    (an existing one is resumed, SQLite writes it transactionally)."""
+    from ..outputs import OutputError, same_file, check_output_path
+
+    for inp in inputs:
+        if same_file(Path(db), Path(inp)):
+            raise OutputError(f"--db {db}: output path is the input file {inp}; "
+                              "choose another path")
+    if not Path(db).is_file():
+        check_output_path(db, inputs, what="--db")
+
+
 def _cmd_experiment(args) -> int:
     from .grid import load_grid
     from .runner import run_grid
 
     grid = load_grid(args.grid, data_dir=args.data)
     db = args.db or str(Path(args.grid).with_suffix(".sqlite").name)
+    _check_db(db, _grid_inputs(args.grid, grid))
     out = run_grid(grid, db, jobs=args.jobs, scheduler=args.scheduler,
                    progress=not args.quiet, retry=tuple(args.retry))
     print(f"{grid.name}: {out.line()} -> {db}")
@@ -80,16 +107,22 @@ def _cmd_experiment(args) -> int:
 
 
 def _emit(text: str, output: str | None) -> None:
+    """Print ``text``, or write it atomically to ``output`` (checked before)."""
+    from ..outputs import atomic_write
+
     if output:
-        Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(text)
+        with atomic_write(output, newline="") as fh:
+            fh.write(text)
     else:
         sys.stdout.write(text)
 
 
 def _cmd_report(args) -> int:
+    from ..outputs import check_output_path
     from .report import render
 
+    if args.output:
+        args.output = check_output_path(args.output, [args.db], what="--output")
     with _open_store(args.db) as store:
         df = store.to_dataframe()
     if args.table == "runs":
@@ -105,8 +138,10 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_plot(args) -> int:
+    from ..outputs import check_output_path
     from .plots import PLOTS
 
+    check_output_path(args.out, [args.db], what="--out")
     with _open_store(args.db) as store:
         df = store.to_dataframe()
     path = PLOTS[args.kind](df, args.out, dataset=args.dataset)

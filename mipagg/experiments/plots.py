@@ -8,7 +8,7 @@
   correlation, one panel per k (seed 003 section 4.4, Figures 4.26–4.29).
 
 Each takes the DataFrame of :meth:`ResultStore.to_dataframe` and writes
-``out`` (PNG, PDF or SVG by its suffix).
+``out`` (PNG, PDF or SVG by its suffix) atomically.
 """
 
 from __future__ import annotations
@@ -52,11 +52,19 @@ def _panels(plt, count: int, width: float = 4.2, height: float = 3.6):
 
 
 def _save(fig, plt, out) -> Path:
+    """Write the figure atomically (:mod:`mipagg.outputs`): a failed or
+    interrupted save leaves any previous file at ``out`` untouched.  The
+    directory is created when missing."""
+    from ..outputs import atomic_path
+
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    try:
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".").lower() or "png")
+    finally:
+        plt.close(fig)
     return out
 
 

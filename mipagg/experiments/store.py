@@ -161,8 +161,15 @@ class ResultStore:
         return df
 
     def to_csv(self, path: str | Path) -> None:
-        """Export every run (without labels) to a CSV file."""
-        self.to_dataframe().to_csv(path, index=False)
+        """Export every run (without labels) to a CSV file, written atomically;
+        ``path`` may not be the store's own file."""
+        from ..outputs import atomic_write, check_output_path
+
+        target = check_output_path(path, [None if self.path == ":memory:" else self.path],
+                                   what="CSV export")
+        text = self.to_dataframe().to_csv(index=False)
+        with atomic_write(target, newline="") as fh:
+            fh.write(text)
 
     def close(self) -> None:
         self.con.close()
