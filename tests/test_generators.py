@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mipagg.errors import ParameterError
-from mipagg.generators import normal_small, simc, simu
+from mipagg.generators import lognormal, normal_small, simc, simu
 from mipagg.instance import read_csv
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -48,6 +48,34 @@ def test_normal_small():
     assert inst.raw.shape == (11, 3)
     big = normal_small(20_000, 1, seed=1).raw
     assert abs(big.std() - 5000) < 100 and abs(big.mean()) < 100
+
+
+def test_lognormal():
+    inst = lognormal(3000, 8, seed=5)
+    raw = inst.raw
+    assert raw.shape == (3000, 8) and inst.X.shape == (3000, 8)
+    assert inst.provenance == {"source": "array", "generator": "lognormal", "n": 3000, "p": 8,
+                               "seed": 5, "sigma": 1.0, "rho": 0.6, "counts": 2,
+                               "count_scale": 5.0}
+    amounts, counts = raw[:, :6], raw[:, 6:]
+    assert (amounts > 0).all()
+    assert np.array_equal(counts, counts.round()) and (counts >= 0).all()
+    # heavy right tails: mean well above the median in every column
+    assert (raw.mean(axis=0) > 1.3 * np.median(raw, axis=0)).all()
+    # a common size factor: log amounts correlate about rho = 0.6, counts follow
+    C = np.corrcoef(np.log1p(raw).T)
+    off = C[:6, :6][~np.eye(6, dtype=bool)]
+    assert 0.5 < off.mean() < 0.7
+    assert (C[:6, 6:] > 0.3).all()
+    assert np.array_equal(raw, lognormal(3000, 8, seed=5).raw)
+    assert not np.array_equal(raw, lognormal(3000, 8, seed=6).raw)
+    # options: no counts, independent columns, a wider tail
+    flat = lognormal(2000, 4, seed=1, counts=0, rho=0.0, sigma=1.5).raw
+    assert (flat != flat.round()).all()
+    assert np.abs(np.corrcoef(np.log(flat).T)[~np.eye(4, dtype=bool)]).max() < 0.1
+    for bad in [dict(counts=9), dict(counts=-1), dict(rho=1.5), dict(sigma=0), dict(count_scale=0)]:
+        with pytest.raises(ParameterError):
+            lognormal(50, 8, seed=0, **bad)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])

@@ -8,7 +8,8 @@ from mipagg.api import microaggregate
 from mipagg.errors import DataError, ParameterError
 from mipagg.heuristics.mdav import mdav
 from mipagg.improve import (_Groups, _shuffle_event, _try_dissolve, improve_partition,
-                            local_search, local_search_reference, random_cluster_shuffling)
+                            local_search, local_search_reference, merge_split_search,
+                            random_cluster_shuffling, split_large_groups)
 from mipagg.partition import Partition
 
 
@@ -269,3 +270,110 @@ def test_bad_improve_options_are_refused():
         microaggregate(X, 3, "mdav", improve="local", improve_options={"max_events": 3})
     with pytest.raises(ParameterError, match="probability must be in"):
         microaggregate(X, 3, "mdav", improve="rcs", improve_options={"probability": 2.0})
+
+
+# --- split_large_groups (seed 001 Proposition 2.2) ----------------------------------------
+
+@st.composite
+def partitions_with_large_groups(draw, max_n=40):
+    """Tie-rich grid data (duplicates) and a k-feasible partition whose groups
+    may have any size ≥ k, often 2k or more."""
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(k, max_n))
+    p = draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.integers(0, 3), min_size=n * p, max_size=n * p)),
+                 float).reshape(n, p)
+    perm = np.array(draw(st.permutations(range(n))))
+    cuts, pos = [], 0
+    while n - pos >= 2 * k and draw(st.booleans()):
+        pos += draw(st.integers(k, n - pos - k))
+        cuts.append(pos)
+    labels = np.empty(n, int)
+    for g, block in enumerate(np.split(perm, cuts)):
+        labels[block] = g
+    return X, k, Partition(labels, X)
+
+
+@settings(max_examples=60, deadline=None)
+@given(partitions_with_large_groups())
+def test_split_large_groups_properties(data):
+    X, k, P = data
+    Q = split_large_groups(X, P, k)
+    assert Q.is_feasible(k)
+    assert Q.sizes.max() < 2 * k
+    assert Q.sse() <= P.sse() + 1e-9
+    # a refinement: every new group lies inside one old group, small groups untouched
+    for rows in Q.groups():
+        assert np.unique(P.labels[rows]).size == 1
+    for g, rows in enumerate(P.groups()):
+        if P.sizes[g] < 2 * k:
+            assert np.unique(Q.labels[rows]).size == 1
+    again = split_large_groups(X, P, k)
+    assert np.array_equal(Q.labels, again.labels)
+
+
+def test_split_large_groups_examples():
+    X = np.array([[0.], [1.], [2.], [10.], [11.], [12.], [20.], [21.], [22.]])
+    P = Partition(np.zeros(9, int), X)
+    Q = split_large_groups(X, P, 3)
+    assert Q.labels.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert split_large_groups(X, Q, 3).labels.tolist() == Q.labels.tolist()
+    # all duplicates: any split has SSE 0
+    Z = np.ones((10, 2))
+    R = split_large_groups(Z, np.zeros(10, int), 2)
+    assert R.sizes.max() <= 3 and R.is_feasible(2) and R.sse() == pytest.approx(0.0)
+    with pytest.raises(DataError):
+        split_large_groups(X, np.r_[np.zeros(7, int), np.ones(2, int)], 3)
+
+
+def test_split_large_groups_beats_a_naive_split_on_random_data():
+    """The chosen split of one big group is at least as good as MDAV-MHM on
+    it (one of its candidates) and far below the unsplit SSE."""
+    from mipagg.heuristics.paths import mdav_mhm
+
+    X = np.random.default_rng(7).normal(size=(120, 4))
+    Q = split_large_groups(X, np.zeros(120, int), 5)
+    assert Q.sse() <= mdav_mhm(X, 5).sse() + 1e-9
+    assert Q.sizes.min() >= 5 and Q.sizes.max() <= 9
+
+
+def test_improve_partition_removes_large_groups():
+    X = np.random.default_rng(8).normal(size=(60, 2))
+    P = Partition(np.repeat([0, 1], [40, 20]), X)
+    for how in ("local", "rcs"):
+        Q = improve_partition(X, P, 3, how=how, seed=1)
+        assert Q.is_feasible(3) and Q.sizes.max() <= 5 and Q.sse() <= P.sse()
+    r = microaggregate(X, 3, "mdav", improve="local")
+    assert r.partition.sizes.max() <= 5
+
+
+# --- merge_split_search ---------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(partitions_with_large_groups(max_n=36), st.integers(0, 1000),
+       st.sampled_from([2, 3, (2, 4)]))
+def test_merge_split_search_properties(data, seed, merge):
+    X, k, P = data
+    r = merge_split_search(X, P, k, merge=merge, seed=seed)
+    Q = r.partition
+    assert Q.is_feasible(k) and Q.sizes.max() < 2 * k
+    assert Q.sse() <= P.sse() + 1e-9
+    assert r.accepted <= r.moves and not r.time_limited
+    again = merge_split_search(X, P, k, merge=merge, seed=seed)
+    assert np.array_equal(Q.labels, again.partition.labels)
+
+
+def test_merge_split_search_improves_local_optima_and_honours_time_limit():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(240, 3))
+    start = local_search(X, mdav(X, 3), 3)
+    r = merge_split_search(X, start, 3, seed=0)
+    assert r.partition.sse() < start.sse() and r.accepted > 0
+    assert [m for m, _ in r.history][:6] == [4, 6, 8, 12, 16, 24]
+    sses = [s for _, s in r.history]
+    assert all(b <= a + 1e-12 for a, b in zip(sses, sses[1:]))
+    quick = merge_split_search(X, start, 3, seed=0, time_limit=1e-4)
+    assert quick.time_limited and quick.partition.sse() <= start.sse()
+    for bad in (dict(merge=1), dict(merge=()), dict(cycles=0), dict(time_limit=0)):
+        with pytest.raises(ParameterError):
+            merge_split_search(X, start, 3, **bad)

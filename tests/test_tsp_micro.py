@@ -319,3 +319,30 @@ def test_exact_tour_time_limit_keeps_best_path_marked_unproven():
     assert r.summary()["path_proven_optimal"] is True
     _, length, proven = exact_path(small)
     assert proven and abs(r.path_length - length) < 1e-9
+
+
+@pytest.mark.parametrize("name,run", [
+    ("tsp-mhm", lambda X, **kw: hm2_micro(X, 3, tour="nn", seed=0, repeats=3, **kw)),
+    ("mf-tsp", lambda X, **kw: mf_tsp(X, 3, tour="2opt", seed=0, n_paths=3, **kw)),
+    ("compress", lambda X, **kw: compress(X, 3, c=2, tour="nn", seed=0, repeats=2, **kw)),
+    ("mdav-lk-mhm", lambda X, **kw: mdav_lk_mhm(X, 3, **kw)),
+])
+def test_verbose_progress_goes_to_stderr_only(name, run, capsys, monkeypatch):
+    """``verbose=True``: progress lines on stderr (here unthrottled), nothing
+    on stdout, same partition as a quiet run; ``verbose=False``: silent."""
+    from mipagg.progress import Progress
+
+    X = np.random.default_rng(3).normal(size=(40, 3))
+    quiet = run(X)
+    assert capsys.readouterr() == ("", "")
+    monkeypatch.setitem(Progress.__init__.__kwdefaults__, "every", 0.0)
+    loud = run(X, verbose=True)
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) >= 2 and all(line.startswith(f"[{name} ") for line in lines)
+    assert np.array_equal(quiet.partition.labels, loud.partition.labels)
+    if name in ("tsp-mhm", "compress"):
+        assert any("repeat" in line and "best_sse" in line for line in lines)
+    run(X, verbose=False)
+    assert capsys.readouterr() == ("", "")

@@ -57,22 +57,29 @@ def child_seeds(seed, count: int) -> list[int]:
 
 
 def run_repeats(X: np.ndarray, k: int, make_path: Callable[[int], tuple[np.ndarray, float]],
-                *, seed, repeats, tour: str | None, extra: dict | None = None
-                ) -> PathMicroResult:
+                *, seed, repeats, tour: str | None, extra: dict | None = None,
+                progress=None) -> PathMicroResult:
     """Run ``make_path(child_seed) -> (order, path_length)`` ``repeats`` times,
-    apply MHM (seed 004 §4.1) to each order and keep the lowest-SSE partition."""
+    apply MHM (seed 004 §4.1) to each order and keep the lowest-SSE partition.
+    ``progress`` (a :class:`mipagg.progress.Progress` or None) gets one
+    throttled update per repeat: repeat i/n and the best SSE and IL so far."""
     X = np.asarray(X, dtype=float)
     k = check_k(k, X.shape[0])
     repeats = check_repeats(repeats)
     best = None
     ils, lengths = [], []
-    for s in child_seeds(seed, repeats):
+    for i, s in enumerate(child_seeds(seed, repeats)):
         order, length = make_path(s)
         part = mhm(X, order, k)
         ils.append(part.il())
         lengths.append(length)
         if best is None or part.sse() < best[0].sse():
             best = (part, np.asarray(order), length)
+        if progress is not None:
+            progress.update(repeat=f"{i + 1}/{repeats}", best_sse=best[0].sse(),
+                            best_il=best[0].il())
+    if progress is not None:
+        progress.done(repeats=repeats, best_sse=best[0].sse(), best_il=best[0].il())
     return PathMicroResult(best[0], best[1], float(best[2]), tour, np.array(ils),
                            np.array(lengths), dict(extra or {}))
 

@@ -28,7 +28,8 @@ def _check_tour(tour: str) -> str:
 
 
 def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
-              repeats: int = 1, time_limit: float | None = None) -> PathMicroResult:
+              repeats: int = 1, time_limit: float | None = None,
+              verbose: bool = False) -> PathMicroResult:
     """(HM)²-Micro (seed 002 §4, Algorithm 1; seed 003 chapter 4): a
     Hamiltonian path by the TSP heuristic ``tour`` with the dummy node
     (:func:`mipagg.tsp.hamiltonian_path`: LKH on the dummy-augmented matrix for
@@ -41,6 +42,8 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     plus O(k·n·p) for MHM.  ``time_limit`` (seconds per path) applies to
     ``tour="exact"``: when it stops the proof, the best path found is used and
     the summary says ``path_proven_optimal: False`` (status ``time_limit``).
+    ``verbose=True`` prints throttled progress lines to stderr (elapsed time,
+    repeat i/n, best SSE and IL so far; :class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
@@ -50,6 +53,7 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     X = np.asarray(X, dtype=float)
     tour = _check_tour(tour)
     check_k(k, X.shape[0])
+    from ..progress import Progress
     from ..tsp import exact_path, hamiltonian_path, path_length
 
     proofs = []
@@ -63,7 +67,8 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
         order = np.asarray(order, dtype=np.int64)
         return order, path_length(X, order)
 
-    result = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour)
+    result = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour,
+                         progress=Progress("tsp-mhm", enabled=verbose))
     if proofs:
         result.extra.update(path_proven_optimal=all(proofs),
                             status="optimal_path" if all(proofs) else "time_limit")
@@ -74,7 +79,7 @@ MDAV_LK_SEARCHES = ("lk", "oropt")
 
 
 def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
-                repeats: int = 1) -> PathMicroResult:
+                repeats: int = 1, verbose: bool = False) -> PathMicroResult:
     """MDAV-LK-MHM (Heaton & Mukherjee, as seed 002 §5.2 and seed 003 §4.3
     describe it): the MDAV path (seed 004 §4.2.3 steps 6-7) is improved by
     Lin–Kernighan, then MHM (seed 004 §4.1).
@@ -87,20 +92,24 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
     its longest edge.  LKH (elkai) cannot start from a given tour, hence our
     own LK.  Both are deterministic, so ``repeats > 1`` repeats the same run.
     O(n²) for the MDAV path plus O(k·n·p) for MHM; the LK itself takes about
-    0.3 s on Census (docs/bench/tsp_micro.md).
+    0.3 s on Census (docs/bench/tsp_micro.md).  ``verbose=True``: throttled
+    progress lines on stderr (:class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.]])
     >>> mdav_lk_mhm(X, 3).partition.sizes.tolist()
     [3, 3]
     """
+    from ..progress import Progress
     from ..tsp import improve_tour, lin_kernighan_path, path_length, tour_to_path
 
     X = np.asarray(X, dtype=float)
     k = check_k(k, X.shape[0])
     if search not in MDAV_LK_SEARCHES:
         raise ParameterError(f"search must be one of {MDAV_LK_SEARCHES}, got {search!r}")
+    progress = Progress("mdav-lk-mhm", enabled=verbose)
     start = mdav_path(X, k)
+    progress.update(stage="mdav path", path_length=path_length(X, start))
 
     def make(s):
         if search == "lk":
@@ -112,7 +121,7 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
 
     label = "mdav+lk" if search == "lk" else "mdav+2opt/oropt"
     return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=label,
-                       extra={"mdav_path_length": path_length(X, start)})
+                       extra={"mdav_path_length": path_length(X, start)}, progress=progress)
 
 
 def _check_c(c, n: int) -> int:
@@ -184,7 +193,7 @@ def _decompressed_path(X, groups, cents, tour, seed, inner):
 
 
 def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
-             repeats: int = 1, inner: str = "centroid") -> PathMicroResult:
+             repeats: int = 1, inner: str = "centroid", verbose: bool = False) -> PathMicroResult:
     """Cc-C-MHM, compression for efficient TSP-based microaggregation (seed 003
     chapter 5, Algorithm 3): MDAV c-partition, tour over the ~n/c centroids,
     decompression, MHM.  The tour costs that of ``n/c`` points instead of n.
@@ -193,12 +202,15 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     :func:`compression_path`).  ``summary()`` has ``path_length`` of the
     decompressed path over all records (the "Path Length" column of seed 003
     Tables 5.2-5.4) and ``compressed_path_length`` over the centroids.
+    ``verbose=True``: throttled progress lines on stderr (repeat i/n, best
+    SSE; :class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.vstack([np.zeros((4, 2)), np.full((4, 2), 5.0)]) + np.arange(8)[:, None] / 100
     >>> compress(X, 4, c=2, tour="nn", seed=0).partition.sizes.tolist()
     [4, 4]
     """
+    from ..progress import Progress
     from ..tsp import path_length
 
     X = np.asarray(X, dtype=float)
@@ -215,6 +227,7 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
         return order, path_length(X, order)
 
     res = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour,
-                      extra={"c": c, "inner": inner})
+                      extra={"c": c, "inner": inner},
+                      progress=Progress("compress", enabled=verbose))
     res.extra["compressed_path_length"] = float(np.mean(comp_lengths))
     return res

@@ -64,6 +64,11 @@ def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> 
     independent seeds cut at the dummy node.  O(n³) for the constructions
     (Census, n = 1 080: about 1 s for ``nn``, 5 s for nearest/farthest
     insertion, 20 s for cheapest insertion; docs/bench/tsp_micro.md)."""
+    return _start_paths(X, tour, seed, n_paths, None)
+
+
+def _start_paths(X, tour, seed, n_paths, progress) -> np.ndarray:
+    """:func:`start_paths`, reporting each seeded tour to ``progress``."""
     from ..tsp import TOUR_METHODS
 
     X = np.asarray(X, dtype=float)
@@ -81,7 +86,12 @@ def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> 
     m = n if n_paths is None else int(n_paths)
     if m < 1:
         raise ParameterError(f"n_paths must be positive, got {n_paths!r}")
-    return np.array([hamiltonian_path(X, tour, seed=s) for s in child_seeds(seed, m)])
+    paths = []
+    for i, s in enumerate(child_seeds(seed, m)):
+        paths.append(hamiltonian_path(X, tour, seed=s))
+        if progress is not None:
+            progress.update(stage="paths", path=f"{i + 1}/{m}")
+    return np.array(paths)
 
 
 def neighbourhood_matrix(paths: np.ndarray, window: int) -> np.ndarray:
@@ -109,6 +119,11 @@ def mf_tsp_groups(N: np.ndarray, X: np.ndarray, k: int) -> list[np.ndarray]:
     (seed 003 Algorithm 1 lines 11-25; choices in the module docstring).
     Returns the groups in formation order, each listed in insertion order.
     O(n³/k) from rescanning the unassigned block of N for each group."""
+    return _mf_tsp_groups(N, X, k, None)
+
+
+def _mf_tsp_groups(N, X, k, progress) -> list[np.ndarray]:
+    """:func:`mf_tsp_groups`, reporting each group formed to ``progress``."""
     X = np.asarray(X, dtype=float)
     N = np.asarray(N)
     n = X.shape[0]
@@ -139,6 +154,8 @@ def mf_tsp_groups(N: np.ndarray, X: np.ndarray, k: int) -> list[np.ndarray]:
             group.append(x)
             free[x] = False
         groups.append(np.array(group))
+        if progress is not None:
+            progress.update(stage="groups", groups=len(groups), unassigned=int(free.sum()))
     rest = np.flatnonzero(free)
     if rest.size >= k or not groups:
         groups.append(rest)
@@ -171,7 +188,7 @@ class MFTSPResult:
 
 
 def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
-           window=None) -> MFTSPResult:
+           window=None, verbose: bool = False) -> MFTSPResult:
     """MF-TSP (seed 000 Algorithm 1; seed 003 chapter 3): Hamiltonian paths
     from every start, the neighbourhood matrix counting how often two records
     lie within ``window`` (default k−1) positions on a path, greedy groups of
@@ -179,6 +196,8 @@ def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
     k, except at most one of k..2k−1 or a few enlarged by the leftovers.
 
     O(n³) for the n construction paths plus O(n³/k) for the grouping.
+    ``verbose=True`` prints throttled progress lines to stderr (stage, paths
+    or groups done, final IL; :class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [9., 9.], [9., 8.], [8., 9.], [4., 4.]])
@@ -190,7 +209,12 @@ def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
     w = k - 1 if window is None else int(window)
     if w < 1:
         raise ParameterError(f"window must be at least 1, got {window!r}")
-    paths = start_paths(X, tour, seed=seed, n_paths=n_paths)
+    from ..progress import Progress
+
+    progress = Progress("mf-tsp", enabled=verbose)
+    paths = _start_paths(X, tour, seed, n_paths, progress)
+    progress.update(stage="neighbourhood matrix", paths=len(paths))
     N = neighbourhood_matrix(paths, w)
-    part = Partition.from_groups(mf_tsp_groups(N, X, k), X)
+    part = Partition.from_groups(_mf_tsp_groups(N, X, k, progress), X)
+    progress.done(stage="done", groups=part.n_groups, sse=part.sse(), il=part.il())
     return MFTSPResult(part, paths, N, tour, w)
