@@ -12,13 +12,28 @@ generation with certified lower bounds) behind one API::
 __version__ = "0.1.0"
 
 from .errors import MipaggError, DataError, ParameterError, SolverError  # noqa: E402
-from .instance import Instance, from_array, from_dataframe, read_csv  # noqa: E402
-from .partition import Partition  # noqa: E402
-from .univariate import mhm, optimal_univariate  # noqa: E402
-from .api import RunResult, microaggregate  # noqa: E402
 
-__all__ = [
-    "__version__", "MipaggError", "DataError", "ParameterError", "SolverError",
-    "Instance", "from_array", "from_dataframe", "read_csv", "Partition",
-    "mhm", "optimal_univariate", "RunResult", "microaggregate",
-]
+# The rest loads on first use (PEP 562), so ``mipagg.cli`` starts without
+# numpy and numba and a Ctrl-C during start-up reaches its clean handler.
+_LAZY = {
+    "Instance": "instance", "from_array": "instance", "from_dataframe": "instance",
+    "read_csv": "instance", "Partition": "partition", "mhm": "univariate",
+    "optimal_univariate": "univariate", "RunResult": "api", "microaggregate": "api",
+}
+
+__all__ = ["__version__", "MipaggError", "DataError", "ParameterError", "SolverError",
+           *_LAZY]
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mipagg' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -86,6 +88,8 @@ def _cmd_run(args) -> int:
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
                             verbose=not args.quiet, **options)
+    if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
+        raise KeyboardInterrupt
     if "--labels" in targets:
         result.partition.write_labels(targets["--labels"], inputs=[args.data])
     if "--output" in targets:
@@ -183,6 +187,36 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 INTERRUPTED = 130  # 128 + SIGINT, the shell convention
 
 
+class _ctrl_c:
+    """Count every Ctrl-C while a command runs, then raise as usual.
+
+    A KeyboardInterrupt raised while a numba or ctypes callback runs is
+    printed and dropped ("Exception ignored ..."), so the run would go on and
+    write its outputs; :func:`_cmd_run` checks :attr:`presses` before writing
+    anything and stops instead.  Installed only in the main thread and only
+    over Python's default handler (a shell may start jobs with SIGINT ignored)."""
+
+    presses = 0
+
+    def __enter__(self):
+        type(self).presses = 0
+        self._previous = None
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    @classmethod
+    def _handler(cls, signum, frame):
+        cls.presses += 1
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
 def main(argv=None) -> int:
     """Run the command; returns the exit status: 0 success, 1 a failed check
     (``verify``), 2 bad input or an output that cannot be written (one-line
@@ -191,7 +225,7 @@ def main(argv=None) -> int:
     try:
         parser = _build_parser()
         args = parser.parse_args(argv)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _ctrl_c():
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
             return args.func(args)

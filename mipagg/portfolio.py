@@ -292,8 +292,9 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
         ``time_limit``.
     seed : derives the seed of every randomized run (LKH tours, RCS); an
         integer, or None for fresh entropy (then not reproducible).
-    methods : subset of :data:`PORTFOLIO_METHODS` (default: all; ``"bp"``
-        only when registered).
+    methods : subset of :data:`PORTFOLIO_METHODS` (default: all, except
+        that ``"cg"`` is left out when ``"bp"`` is registered: bp starts with
+        the same column generation).
     verbose : throttled progress lines on stderr (elapsed, stage, best SSE/IL
         so far, lower bound); exact runs that take ``verbose`` get it too.
 
@@ -328,6 +329,10 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
     chosen = _check_methods(methods)
     if "bp" in chosen and "bp" not in METHODS:
         chosen.remove("bp")
+    if methods is None and "bp" in chosen:
+        # bp's root is cg's column generation (same node solver) followed by cuts,
+        # gap closing and a tree: by default give it the whole exact budget
+        chosen.remove("cg")
     exact = [m for m in chosen if m in EXACT_METHODS]
     R = _Run(X, k, seed, float(time_limit), Progress("portfolio", enabled=verbose))
     reserve = min(max(1.0, POLISH_SHARE * time_limit), 0.5 * time_limit)

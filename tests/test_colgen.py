@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 from mipagg.api import microaggregate
 from mipagg.errors import ParameterError
-from mipagg.exact.bounds import columns_below, gap, lagrangian_bound
+from mipagg.exact.bounds import (columns_below, gap, lagrangian_bound, neighbour_bound,
+                                 neighbour_duals)
 from mipagg.exact.colgen import column_generation, table2_exact_mode
 from mipagg.exact.master import set_partitioning_mip, squared_distances
 from mipagg.exact.pricing.enumeration import enumerate_reference
@@ -189,8 +190,26 @@ def test_iteration_limit(census):
     # exact pricing at every size -> a certified (Lagrangian) bound, never above the LP
     assert r.lower_bound is not None and r.bound_source == "lagrangian"
     assert r.lower_bound <= full.lp_bound * (1 + REL)
+    # heuristic pricing certifies nothing: only the pricing-free neighbour bound
     r = column_generation(sub.X, 3, pricing="heuristic", max_iterations=2)
-    assert r.lower_bound is None
+    assert r.bound_source == "neighbour"
+    assert r.lower_bound == pytest.approx(neighbour_bound(squared_distances(sub.X), 3))
+    assert r.lower_bound <= full.lp_bound
+
+
+def test_neighbour_duals_are_dual_feasible_for_every_cluster():
+    from itertools import combinations
+
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(9, 2)).astype(float)      # ties and duplicates
+    D = squared_distances(X)
+    for k in (2, 3, 4):
+        lam = neighbour_duals(D, k)
+        for eta in range(k, 2 * k):
+            for c in combinations(range(9), eta):
+                w = D[np.ix_(c, c)].sum() / (2 * eta)
+                assert w >= lam[list(c)].sum() - 1e-12
+        assert lam.sum() <= optimal_partition_bruteforce(X, k)[0] + 1e-12
 
 
 # ------------------------------------------------------------ options & API
@@ -350,7 +369,7 @@ def test_enumeration_below_threshold_honours_deadline_and_node_budget():
     D = squared_distances(X)
     lam = rng.normal(size=14) + 1.5
     clusters, costs = enumerate_reference(D, lam, 4)
-    import mipagg.exact.bounds as B
+    import mipagg.exact.pricing.search as B
     old, B._SLICE = B._SLICE, 7                 # force many resumptions
     try:
         status, got = enumerate_below(D, lam, 4, 0.3)

@@ -32,7 +32,7 @@ def test_feasible_json_and_never_worse_than_its_runs(small_run):
     s = json.loads(json.dumps(r.summary()))
     assert s["best_sse"] == pytest.approx(P.sse())
     methods = {row["method"] for row in s["runs"]}
-    assert {"mdav-mhm", "vmdav", "mdav-lk-mhm", "compress", "tsp-mhm", "cg"} <= methods
+    assert {"mdav-mhm", "vmdav", "mdav-lk-mhm", "compress", "tsp-mhm", "bp"} <= methods
     assert all(row["status"] == "ok" for row in s["runs"])
     for row in s["runs"]:
         assert P.sse() <= row["sse_improved"] + 1e-9 <= row["sse"] + 2e-9
@@ -53,13 +53,13 @@ def test_feasible_json_and_never_worse_than_its_runs(small_run):
 def test_certified_bound_below_sse(small_run):
     _, r = small_run
     s = r.summary()
-    assert r.lower_bound is not None          # 60 records, k = 3: cg certifies quickly
+    assert r.lower_bound is not None          # 60 records, k = 3: bp certifies quickly
     assert r.lower_bound <= r.partition.sse() + 1e-6 * r.partition.sse()
     assert s["gap"] >= -1e-6 and s["status"] in ("optimal", "converged", "time_limit")
-    assert s["bound_method"] == "cg"
-    cg_rows = [row for row in s["runs"] if row["method"] == "cg"]
-    assert cg_rows[0]["options"]["initial"] is True
-    assert cg_rows[0]["lower_bound"] == pytest.approx(r.lower_bound)
+    assert s["bound_method"] == "bp"             # registered: bp replaces cg by default
+    bp_rows = [row for row in s["runs"] if row["method"] == "bp"]
+    assert bp_rows[0]["options"]["initial"] is True
+    assert bp_rows[0]["lower_bound"] == pytest.approx(r.lower_bound)
 
 
 def test_seed_reproducibility(small_run):

@@ -283,6 +283,27 @@ def test_sigint_during_a_long_cg_run(tmp_path):
     assert digest(path) == before
 
 
+def test_swallowed_ctrl_c_still_stops_before_any_output(data, tmp_path, monkeypatch, capsys):
+    """A KeyboardInterrupt raised inside a numba/ctypes callback is printed and
+    dropped (seen in CI: the run went on and wrote its outputs): the handler
+    counts the press and the command stops before writing anything."""
+    import mipagg.api
+
+    real = mipagg.api.microaggregate
+
+    def pressed_while_compiling(*args, **kwargs):
+        cli._ctrl_c.presses += 1          # what the handler records before raising
+        return real(*args, **kwargs)      # ... and the raise was swallowed
+
+    monkeypatch.setattr(mipagg.api, "microaggregate", pressed_while_compiling)
+    before = digest(data)
+    code = cli.main(["run", str(data), "-k", "2", "--method", "mdav",
+                     "--output", str(tmp_path / "out.csv"), "--labels", str(tmp_path / "l.csv")])
+    assert code == cli.INTERRUPTED
+    assert "interrupted" in capsys.readouterr().err
+    assert leftovers(tmp_path, {"t.csv"}) == set() and digest(data) == before
+
+
 # ------------------------------------------------- the outputs module itself
 
 def test_check_output_path_unit(tmp_path):

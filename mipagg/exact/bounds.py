@@ -9,9 +9,9 @@ the exact minimum reduced cost of every cluster size is known.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-__all__ = ["lagrangian_bound", "gap", "columns_below", "enumerate_below"]
+__all__ = ["lagrangian_bound", "neighbour_duals", "neighbour_bound", "gap", "columns_below",
+           "enumerate_below"]
 
 
 def lagrangian_bound(duals: np.ndarray, min_reduced_costs: dict, k: int) -> float:
@@ -39,6 +39,40 @@ def lagrangian_bound(duals: np.ndarray, min_reduced_costs: dict, k: int) -> floa
     return float(duals.sum() + n * min(0.0, ratio))
 
 
+def neighbour_duals(D: np.ndarray, k: int, edge_sums=None) -> np.ndarray:
+    """Dual-feasible duals of the master LP (9) without any pricing:
+    λ_v = min_{η = k..2k−1} S_v(η − 1)/(2η), S_v(m) the sum of the m smallest
+    squared distances from record v to the others.
+
+    Every cluster C of size η has w_C = Σ_{v∈C} Σ_{u∈C} D_uv/(2η) ≥ Σ_{v∈C} λ_v,
+    so every reduced cost is ≥ 0 and Σ_v λ_v is a lower bound on the optimal
+    SSE (an optimal partition with sizes k..2k−1 exists, seed 001 Prop. 2.2).
+    Weak (about 60-75 % of the best known SSE of the CASC files) but free: the bound
+    of last resort when column generation has certified nothing yet.
+    ``edge_sums``: :func:`~mipagg.exact.pricing.search.edge_prefix_sums`
+    (D, 2k − 2) when the caller has it already.  O(n² + n k log k).
+
+    >>> import numpy as np
+    >>> D = np.array([[0., 1, 4], [1, 0, 1], [4, 1, 0]])
+    >>> neighbour_duals(D, 2).tolist()
+    [0.25, 0.25, 0.25]
+    """
+    from .pricing.search import edge_prefix_sums
+
+    D = np.asarray(D, dtype=float)
+    n = D.shape[0]
+    sizes = [eta for eta in range(k, 2 * k) if eta <= n]
+    if n < 2 or not sizes:
+        return np.zeros(n)
+    S = edge_prefix_sums(D, 2 * k - 2) if edge_sums is None else edge_sums
+    return np.min(np.stack([S[:, eta - 1] / (2.0 * eta) for eta in sizes]), axis=0)
+
+
+def neighbour_bound(D: np.ndarray, k: int, edge_sums=None) -> float:
+    """Σ_v λ_v of :func:`neighbour_duals`: a certified lower bound on the optimum."""
+    return float(neighbour_duals(D, k, edge_sums).sum())
+
+
 def gap(sse: float | None, lower_bound: float | None) -> float | None:
     """Gap (%) of a heuristic, seed 001 formula (15): 100·(SSE_H − LB)/SSE_H.
 
@@ -52,106 +86,36 @@ def gap(sse: float | None, lower_bound: float | None) -> float | None:
     return 100.0 * (sse - lower_bound) / sse
 
 
-@njit(cache=True)
-def _columns_below(D, lam, H, eta, thr, out, count_arr, members, nxt, acc, rc, depth_arr,
-                   budget):
-    """Depth-first enumeration of the clusters of size η with reduced cost < thr,
-    appended to ``out`` (``count_arr[0]`` rows used).  All search state lives in
-    the arrays (``depth_arr[0]`` is the current depth, −1 once finished), so the
-    search runs in slices of at most ``budget`` nodes and the caller can check
-    the clock in between.  Returns 1 when the search is complete, 0 when the
-    budget ran out (call again to resume), −1 when ``out`` is full."""
-    n = D.shape[0]
-    count = count_arr[0]
-    nodes = 0
-    d = depth_arr[0]
-    while d >= 0:
-        nodes += 1
-        if nodes > budget:
-            depth_arr[0] = d
-            count_arr[0] = count
-            return 0
-        t = nxt[d]
-        if t > n - (eta - d):
-            d -= 1
-            continue
-        nxt[d] = t + 1
-        new_rc = rc[d] + acc[d, t] / eta - lam[t]
-        r = eta - d - 1                     # records still to add after t
-        if r == 0:
-            if new_rc < thr:
-                if count == out.shape[0]:
-                    depth_arr[0] = d
-                    count_arr[0] = count
-                    return -1
-                members[d] = t
-                out[count, :] = members
-                count += 1
-            continue
-        # completion T (|T| = r) of members ∪ {t}: each u ∈ T adds its edges to the
-        # current members, −λ_u, and at least H[u, r−1] for the edges inside T
-        m = n - t - 1
-        g = np.empty(m)
-        for j in range(m):
-            u = t + 1 + j
-            g[j] = (acc[d, u] + D[t, u]) / eta - lam[u] + H[u, r - 1]
-        g.sort()
-        if new_rc + g[:r].sum() >= thr:
-            continue
-        members[d] = t
-        for u in range(n):
-            acc[d + 1, u] = acc[d, u] + D[t, u]
-        rc[d + 1] = new_rc
-        d += 1
-        nxt[d] = t + 1
-    depth_arr[0] = -1
-    count_arr[0] = count
-    return 1
-
-
-_SLICE = 200_000   # search nodes between two clock checks (~10-100 ms)
-
-
 def enumerate_below(D, duals, eta: int, threshold: float, *, max_columns: int = 200_000,
-                    max_nodes: int = 20_000_000, deadline: float | None = None):
+                    max_nodes: int = 20_000_000, deadline: float | None = None,
+                    constraints=None, space=None, threads: int = 1):
     """Every cluster of size η with reduced cost below ``threshold`` (see
     :func:`columns_below`), with an outcome: returns ``(status, clusters)``,
     status "complete" (clusters is the (m, η) array), "too_many_columns"
     (more than ``max_columns``), "too_many_nodes" (more than ``max_nodes``
     search nodes) or "time_limit" (``deadline``, a ``time.perf_counter()``
-    value, passed; checked every few hundred thousand nodes); clusters is
-    ``None`` unless complete."""
-    import time
-
-    from .pricing._common import half_smallest_sums
+    value, passed; checked every few thousand nodes); clusters is ``None``
+    unless complete.  ``constraints``: a node's branching pairs and cut
+    penalties (:class:`~mipagg.exact.pricing.constraints.PricingConstraints`);
+    the search is :func:`~mipagg.exact.pricing.search.search_clusters` in
+    "collect" mode."""
+    from .pricing.constraints import PricingConstraints
+    from .pricing.search import SearchSpace, search_clusters
 
     D = np.ascontiguousarray(D, dtype=float)
     n = D.shape[0]
     if eta > n:
         return "complete", np.zeros((0, eta), dtype=np.int64)
-    H = half_smallest_sums(D, eta)
-    lam = np.ascontiguousarray(duals, dtype=float)
-    out = np.empty((max_columns, eta), dtype=np.int64)
-    count = np.zeros(1, dtype=np.int64)
-    members = np.empty(eta, dtype=np.int64)
-    nxt = np.zeros(eta, dtype=np.int64)     # next candidate record at each depth
-    acc = np.zeros((eta, n))                # acc[d, u] = Σ_{s in members[:d]} D[s, u]
-    rc = np.zeros(eta)                      # reduced cost of members[:d]
-    depth = np.zeros(1, dtype=np.int64)
-    used = 0
-    while True:
-        if deadline is not None and time.perf_counter() >= deadline:
-            return "time_limit", None
-        budget = min(_SLICE, int(max_nodes) - used)
-        if budget <= 0:
-            return "too_many_nodes", None
-        code = _columns_below(D, lam, H, eta, float(threshold), out, count, members, nxt,
-                              acc, rc, depth, budget)
-        used += budget
-        if code == 1:
-            return "complete", out[:count[0]].copy()
-        if code == -1:
-            return "too_many_columns", None
+    cons = constraints if constraints is not None else PricingConstraints.none(n)
+    space = space if space is not None else SearchSpace.build(D, eta)
+    out = search_clusters(space, np.ascontiguousarray(duals, dtype=float), cons, mode="collect",
+                          threshold=float(threshold), deadline=deadline, threads=threads,
+                          max_nodes=max_nodes, collect_cap=int(max_columns) + 1)
+    if out.status != "complete":
+        return out.status, None
+    if out.columns.shape[0] > max_columns:
+        return "too_many_columns", None
+    return "complete", out.columns
 
 
 def columns_below(D, duals, eta: int, threshold: float, *, max_columns: int = 200_000,

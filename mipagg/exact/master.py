@@ -15,11 +15,12 @@ rebuilding the model.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DataError, SolverError
+from ..errors import DataError, ParameterError, SolverError
+from .highs import new_highs
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
 __all__ = ["MasterProblem", "MasterSolution", "squared_distances", "cluster_weight"]
@@ -39,10 +40,33 @@ class MasterSolution:
     x: np.ndarray         # one value per column, in column order
     duals: np.ndarray     # λ_v, one per record (row duals; reduced cost = w_C − Σ_{v∈C} λ_v)
     simplex_iterations: int
+    cut_duals: np.ndarray = field(default_factory=lambda: np.zeros(0))  # σ_S ≤ 0 per cut row
+    artificial: float = 0.0   # Σ of the artificial columns' values (0 when feasible)
+
+    @property
+    def penalties(self) -> np.ndarray:
+        """μ_S = −σ_S ≥ 0: what a column pays per unit of coefficient in cut S."""
+        return np.maximum(-self.cut_duals, 0.0)
+
+
+LP_ALGORITHMS = ("primal", "dual", "ipm")
 
 
 class MasterProblem:
-    """Restricted master LP (9) of seed 001 section 4.1, warm-started in HiGHS.
+    """Restricted master LP (9) of seed 001 section 4.1, warm-started in HiGHS,
+    with the rows and bounds branch-and-price needs.
+
+    * Subset-row cuts (Jepsen et al. 2008): :meth:`add_cuts` appends rows
+      Σ_C ⌊|C∩S|/2⌋ x_C ≤ 1; every column, old or new, gets its coefficients.
+    * Node bounds: :meth:`set_allowed` fixes the columns a branching node
+      forbids at 0 (and frees the others).
+    * ``artificial_cost``: one artificial column per record (cost M) keeps
+      the LP feasible when a node forbids every column covering a record; a
+      solution using one has ``artificial`` > 0.
+    * ``algorithm``: "primal" (default; new columns enter at 0, so the old
+      basis stays primal feasible and the primal simplex continues from
+      it), "dual" (dual simplex, from the last basis) or "ipm" (HiGHS IPX
+      with crossover, from scratch).
 
     Columns are stored once each (a cluster already present is ignored).
     Adding m columns of size ≤ s costs O(m s²); a re-solve is usually a few
@@ -59,28 +83,43 @@ class MasterProblem:
     4.0
     """
 
-    def __init__(self, X: np.ndarray, D: np.ndarray | None = None):
+    def __init__(self, X: np.ndarray, D: np.ndarray | None = None, *,
+                 artificial_cost: float | None = None, algorithm: str = "primal"):
         import highspy
 
         X = np.asarray(X, dtype=float)
+        if algorithm not in LP_ALGORITHMS:
+            raise ParameterError(f"algorithm must be one of {LP_ALGORITHMS}, got {algorithm!r}")
         self.n = X.shape[0]
         self.D = squared_distances(X) if D is None else D
         self.columns: list[np.ndarray] = []
         self.weights: list[float] = []
+        self.cuts: list[tuple[int, ...]] = []
         self._index: dict[tuple, int] = {}
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("presolve", "off")        # keep the basis between solves
-        # new columns enter nonbasic at 0, so the old basis stays primal feasible:
-        # the primal simplex continues from it
-        h.setOptionValue("simplex_strategy", 4)
+        self._by_record: list[list[int]] = [[] for _ in range(self.n)]
+        self._cuts_of: list[list[int]] = [[] for _ in range(self.n)]
+        h = new_highs(presolve="off")              # keep the basis between solves
+        if algorithm == "ipm":
+            h.setOptionValue("solver", "ipm")
+        else:
+            h.setOptionValue("simplex_strategy", 4 if algorithm == "primal" else 1)
         h.setOptionValue("primal_feasibility_tolerance", 1e-9)
         h.setOptionValue("dual_feasibility_tolerance", 1e-9)
         one = np.ones(self.n)
         empty = np.zeros(0, dtype=np.int32)
         h.addRows(self.n, one, one, 0, empty, empty, np.zeros(0))
+        self.algorithm = algorithm
         self._highs = h
         self._inf = highspy.kHighsInf
+        self._offset = 0
+        if artificial_cost is not None:
+            idx = np.arange(self.n, dtype=np.int32)
+            h.addCols(self.n, np.full(self.n, float(artificial_cost)), np.zeros(self.n),
+                      np.full(self.n, self._inf), self.n, idx, idx, one)
+            self._offset = self.n
+        self.artificial_cost = artificial_cost
+        self._allowed: np.ndarray | None = None
+        self._fixed: set[int] = set()
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -88,8 +127,17 @@ class MasterProblem:
     def has(self, cluster) -> bool:
         return tuple(sorted(int(v) for v in cluster)) in self._index
 
+    def _cut_coefficients(self, c: np.ndarray) -> dict[int, float]:
+        count: dict[int, int] = {}
+        for v in c.tolist():
+            for s in self._cuts_of[v]:
+                count[s] = count.get(s, 0) + 1
+        return {s: float(m // 2) for s, m in count.items() if m >= 2}
+
     def add_columns(self, clusters) -> int:
-        """Append the clusters not yet present; returns how many were added."""
+        """Append the clusters not yet present (with their coefficients in the
+        cut rows); returns how many were added.  A new column is allowed
+        unless :meth:`set_allowed` is given a mask covering it."""
         new, costs = [], []
         for c in clusters:
             c = np.unique(np.asarray(c, dtype=np.int64))
@@ -98,31 +146,128 @@ class MasterProblem:
             key = tuple(c.tolist())
             if key in self._index:
                 continue
-            self._index[key] = len(self.columns)
+            j = len(self.columns)
+            self._index[key] = j
             self.columns.append(c)
+            for v in key:
+                self._by_record[v].append(j)
             w = cluster_weight(self.D, c)
             self.weights.append(w)
             new.append(c)
             costs.append(w)
         if new:
-            starts = np.cumsum([0] + [c.size for c in new[:-1]]).astype(np.int32)
-            idx = np.concatenate(new).astype(np.int32)
             m = len(new)
+            starts, idx, vals = [], [], []
+            for c in new:
+                starts.append(len(idx))
+                idx.extend(c.tolist())
+                vals.extend([1.0] * c.size)
+                if self.cuts:
+                    for s, a in sorted(self._cut_coefficients(c).items()):
+                        idx.append(self.n + s)
+                        vals.append(a)
             self._highs.addCols(m, np.asarray(costs), np.zeros(m), np.full(m, self._inf),
-                                idx.size, starts, idx, np.ones(idx.size))
+                                len(idx), np.asarray(starts, dtype=np.int32),
+                                np.asarray(idx, dtype=np.int32), np.asarray(vals))
+            if self._allowed is not None:
+                self._allowed = np.concatenate([self._allowed, np.ones(m, dtype=bool)])
         return len(new)
+
+    def add_cuts(self, rowsets) -> int:
+        """Append subset-row cuts Σ_C ⌊|C∩S|/2⌋ x_C ≤ 1 for the record sets
+        ``rowsets`` not yet present; returns how many were added."""
+        present = set(self.cuts)
+        added = 0
+        for S in rowsets:
+            S = tuple(sorted(int(v) for v in S))
+            if S in present or len(S) < 3:
+                continue
+            present.add(S)
+            count: dict[int, int] = {}
+            for v in S:
+                for j in self._by_record[v]:
+                    count[j] = count.get(j, 0) + 1
+            cols = sorted(j for j, m in count.items() if m >= 2)
+            vals = [float(count[j] // 2) for j in cols]
+            s = len(self.cuts)
+            self.cuts.append(S)
+            for v in S:
+                self._cuts_of[v].append(s)
+            self._highs.addRows(1, np.array([-self._inf]), np.array([1.0]), len(cols),
+                                np.zeros(1, dtype=np.int32),
+                                np.asarray(cols, dtype=np.int32) + self._offset,
+                                np.asarray(vals))
+            added += 1
+        return added
+
+    def set_allowed(self, allowed: np.ndarray | None) -> None:
+        """Fix the columns with ``allowed[j]`` False at 0 (a branching node's
+        forbidden clusters); ``None`` frees every column."""
+        m = len(self.columns)
+        new = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+        old = np.ones(m, dtype=bool) if self._allowed is None else self._allowed
+        change = np.flatnonzero(new != old)
+        if change.size:
+            upper = np.where(new[change], self._inf, 0.0)
+            self._highs.changeColsBounds(change.size, (change + self._offset).astype(np.int32),
+                                         np.zeros(change.size), upper)
+        self._allowed = None if allowed is None else new.copy()
+
+    @property
+    def allowed(self) -> np.ndarray:
+        """Mask of the columns not fixed at 0 by :meth:`set_allowed`."""
+        m = len(self.columns)
+        return np.ones(m, dtype=bool) if self._allowed is None else self._allowed.copy()
+
+    def columns_holding(self, records) -> np.ndarray:
+        """Indices of the columns that hold at least one of ``records``."""
+        found = {j for v in records for j in self._by_record[int(v)]}
+        return np.fromiter(sorted(found), dtype=np.int64, count=len(found))
+
+    def allowed_under(self, together=(), apart=()) -> np.ndarray | None:
+        """Mask of the columns a branching node allows (None: every column):
+        a ``together`` pair (a, b) forbids columns holding exactly one of them,
+        an ``apart`` pair columns holding both.  O(Σ columns per record)."""
+        if not together and not apart:
+            return None
+        ok = np.ones(len(self.columns), dtype=bool)
+        by = self._by_record
+        for a, b in together:
+            ok[list(set(by[a]).symmetric_difference(by[b]))] = False
+        for a, b in apart:
+            ok[list(set(by[a]).intersection(by[b]))] = False
+        return ok
+
+    def fix_columns(self, indices) -> None:
+        """Force the columns ``indices`` to 1 (lower bound 1; a dive)."""
+        idx = np.asarray(list(indices), dtype=np.int32)
+        if idx.size:
+            self._highs.changeColsBounds(idx.size, idx + self._offset, np.ones(idx.size),
+                                         np.full(idx.size, self._inf))
+            self._fixed.update(int(j) for j in idx)
+
+    def unfix_columns(self) -> None:
+        """Undo :meth:`fix_columns` (the columns keep their allowed/forbidden state)."""
+        if self._fixed:
+            idx = np.array(sorted(self._fixed), dtype=np.int32)
+            ok = np.ones(idx.size, dtype=bool) if self._allowed is None else self._allowed[idx]
+            self._highs.changeColsBounds(idx.size, idx + self._offset, np.zeros(idx.size),
+                                         np.where(ok, self._inf, 0.0))
+            self._fixed.clear()
 
     def solve(self, time_limit: float | None = None) -> MasterSolution | None:
         """Solve the LP from the last basis.  Returns ``None`` when ``time_limit``
         (seconds) ran out; raises :class:`SolverError` on any other failure."""
         import highspy
 
+        from .highs import set_time_limit
+
         h = self._highs
-        if not self.columns:
+        if not self.columns and not self._offset:
             raise SolverError("the master problem has no columns")
-        h.setOptionValue("time_limit", float(time_limit) if time_limit else self._inf)
         if time_limit is not None and time_limit <= 0:
             return None
+        set_time_limit(h, time_limit)
         h.run()
         status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
@@ -131,14 +276,21 @@ class MasterProblem:
             raise SolverError(f"master LP not solved to optimality: {h.modelStatusToString(status)}")
         sol = h.getSolution()
         info = h.getInfo()
-        return MasterSolution(float(info.objective_function_value),
-                              np.asarray(sol.col_value, dtype=float),
-                              np.asarray(sol.row_dual, dtype=float),
-                              int(info.simplex_iteration_count))
+        col = np.asarray(sol.col_value, dtype=float)
+        row = np.asarray(sol.row_dual, dtype=float)
+        return MasterSolution(float(info.objective_function_value), col[self._offset:],
+                              row[:self.n], int(info.simplex_iteration_count),
+                              row[self.n:], float(col[:self._offset].sum()))
 
-    def reduced_costs(self, duals: np.ndarray) -> np.ndarray:
-        """w_C − Σ_{v∈C} λ_v for every column (seed 001 formula (10))."""
-        return np.array([w - duals[c].sum() for c, w in zip(self.columns, self.weights)])
+    def reduced_costs(self, duals: np.ndarray, cut_duals: np.ndarray | None = None) -> np.ndarray:
+        """w_C − Σ_{v∈C} λ_v − Σ_S σ_S ⌊|C∩S|/2⌋ for every column (seed 001
+        formula (10), with the cut rows' duals σ ≤ 0 when given)."""
+        rc = np.array([w - duals[c].sum() for c, w in zip(self.columns, self.weights)])
+        if cut_duals is not None and len(self.cuts):
+            for j, c in enumerate(self.columns):
+                for s, a in self._cut_coefficients(c).items():
+                    rc[j] -= cut_duals[s] * a
+        return rc
 
 
 def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None = None,
@@ -169,11 +321,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     """
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", 0.0)
-    h.setOptionValue("presolve", "off")
+    h = new_highs(mip_rel_gap=0.0, mip_abs_gap=0.0, presolve="off")
     if time_limit is not None:
         for heuristic in ("rins", "rens", "root_reduced_cost"):
             h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)

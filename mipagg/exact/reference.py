@@ -28,6 +28,7 @@ from ..errors import ParameterError, SolverError
 from ..heuristics._common import as_rows
 from ..partition import Partition
 from ..univariate import check_k
+from .highs import new_highs
 
 __all__ = ["optimal_partition_bruteforce", "set_partitioning", "enumerate_clusters"]
 
@@ -131,8 +132,7 @@ def _highs_solve(cost, start, index, n, *, integral, time_limit):
     lp.a_matrix_.value_ = np.ones(index.size)
     if integral:
         lp.integrality_ = [highspy.HighsVarType.kInteger] * m
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     if integral:
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-9)

@@ -101,12 +101,30 @@ def il_by_k_report(df, out: Path, stem: str) -> list[Table]:
     return [il_by_k_table(df)]
 
 
+def _solver_versions() -> str:
+    """The versions of the packages that decide the numbers (HiGHS, numba, numpy)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ("highspy", "numba", "numpy"):
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            pass
+    return ", ".join(found)
+
+
 def _write_tables(tables: list[Table], out: Path, stem: str, name: str, args, started,
                   db) -> None:
     argv = " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith(".py") else ""
     header = (f"<!-- made by scripts/{name}.py {argv} on {started:%Y-%m-%d %H:%M} UTC; "
-              f"mipagg {__version__}, Python {platform.python_version()}, "
+              f"mipagg {__version__}, Python {platform.python_version()}, {_solver_versions()}, "
               f"{platform.machine()}; results in {Path(db).name} -->\n\n")
-    (out / f"{stem}.md").write_text(header + "\n".join(t.to_markdown() for t in tables))
-    (out / f"{stem}.tex").write_text("\n".join(t.to_latex() for t in tables))
-    (out / f"{stem}.csv").write_text("\n".join(f"# {t.title}\n{t.to_csv()}" for t in tables))
+    from ..outputs import atomic_write
+
+    texts = {"md": header + "\n".join(t.to_markdown() for t in tables),
+             "tex": "\n".join(t.to_latex() for t in tables),
+             "csv": "\n".join(f"# {t.title}\n{t.to_csv()}" for t in tables)}
+    for ext, text in texts.items():      # atomically: a killed run never leaves half a table
+        with atomic_write(out / f"{stem}.{ext}") as fh:
+            fh.write(text)

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..exact.highs import new_highs, set_time_limit
 from ..errors import ParameterError, SolverError
 from ._common import as_points, distance_matrix
 
@@ -135,16 +136,13 @@ def _initial_tour(D, seed):
 class _Model:
     """The DFJ LP/MIP over a growing set of edge columns (HiGHS)."""
 
-    def __init__(self, D, edges, threads=1):
+    def __init__(self, D, edges):
         import highspy
 
         self.hs = highspy
         self.D = D
         self.n = n = D.shape[0]
-        self.h = h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("mip_rel_gap", 1e-9)
-        h.setOptionValue("threads", threads)
+        self.h = h = new_highs(mip_rel_gap=1e-9)
         h.addRows(n, np.full(n, 2.0), np.full(n, 2.0), 0, np.zeros(n, np.int32),
                   np.zeros(0, np.int32), np.zeros(0))
         self.I = np.zeros(0, np.int64)
@@ -258,11 +256,12 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
     log = []
 
     def run():
+        r = None
         if time_limit is not None:
             r = time_limit - (time.perf_counter() - t0)
             if r <= 0:
                 return False
-            h.setOptionValue("time_limit", float(r))
+        set_time_limit(h, r)   # HiGHS counts the object's cumulative run time
         h.run()
         return True
 

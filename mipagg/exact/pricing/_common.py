@@ -117,12 +117,18 @@ def forbidden_set(forbidden, eta: int, n: int) -> set[tuple[int, ...]]:
     return out
 
 
-def start_pricing(D, duals, eta, forbidden, *, max_columns, time_limit, tol):
+def start_pricing(D, duals, eta, forbidden, *, max_columns, time_limit, tol, checked=False):
     """Prologue shared by the pricing modes: validate the arguments
-    (:func:`check_pricing_input`), start the clock and normalise ``forbidden``
-    (:func:`forbidden_set`).  Returns (D, duals, eta, clock, banned)."""
-    D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
-                                        time_limit=time_limit, tol=tol)
+    (:func:`check_pricing_input`; ``checked=True`` trusts a caller that
+    validated D once and only converts), start the clock and normalise
+    ``forbidden`` (:func:`forbidden_set`).  Returns (D, duals, eta, clock, banned)."""
+    if checked:
+        D = np.ascontiguousarray(D, dtype=float)
+        duals = np.ascontiguousarray(duals, dtype=float).ravel()
+        eta = int(eta)
+    else:
+        D, duals, eta = check_pricing_input(D, duals, eta, max_columns=max_columns,
+                                            time_limit=time_limit, tol=tol)
     clock = Clock(time_limit)
     return D, duals, eta, clock, forbidden_set(forbidden, eta, D.shape[0])
 

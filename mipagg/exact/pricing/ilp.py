@@ -163,10 +163,26 @@ def _violated_triangles(Z, max_cuts, eps=1e-6):
 
 def _solver(time_limit, options):
     from pyomo.contrib.solver.solvers.highs import Highs
+
+    from ..highs import silence_banner
+
+    silence_banner()
     opts = {"mip_rel_gap": 1e-9, "mip_abs_gap": 1e-9, "output_flag": False}
     opts.update(options or {})
     return Highs(), dict(time_limit=time_limit, load_solutions=False,
                          raise_exception_on_nonoptimal_result=False, solver_options=opts)
+
+
+def _limit(solver, left):
+    """Pyomo's persistent HiGHS interface reuses one ``Highs`` object across
+    solves, and HiGHS's ``time_limit`` counts its cumulative run time
+    (HiGHS issues #1331, #1477): pass the run time so far plus ``left``."""
+    from ..highs import cumulative_limit
+
+    if left is None:
+        return None
+    model = getattr(solver, "_solver_model", None)
+    return max(left, 1e-3) if model is None else cumulative_limit(model, left)
 
 
 def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, forbidden=None,
@@ -223,8 +239,7 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
         n_cuts = 0
         for _ in range(cut_rounds):
             left = clock.remaining()
-            res = solver.solve(M, **{**kw, "time_limit": None if left is None
-                                     else max(left, 1e-3)})
+            res = solver.solve(M, **{**kw, "time_limit": _limit(solver, left)})
             if res.termination_condition.name != "convergenceCriteriaSatisfied":
                 break
             res.solution_loader.load_vars()
@@ -250,7 +265,7 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
             return done(False, None, "time_limit")
 
     left = clock.remaining()
-    res = solver.solve(M, **{**kw, "time_limit": None if left is None else max(left, 1e-3)})
+    res = solver.solve(M, **{**kw, "time_limit": _limit(solver, left)})
     info["seconds_solve"] = clock.elapsed() - info["seconds_build"]
     term = res.termination_condition.name
     info["termination"] = term

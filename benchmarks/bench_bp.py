@@ -1,0 +1,131 @@
+"""Branch-and-price (``bp``) against ``cg`` + gap closing on the same instances
+in the same run, with an ablation of its parts; and ``bp`` on the full files.
+
+    .venv/bin/python benchmarks/bench_bp.py [--quick] [--time-limit S] [--sizes 50,100,200]
+    .venv/bin/python benchmarks/bench_bp.py --full [--ks 3,5] [--time-limit 3600]
+
+Instances: :func:`mipagg.subsets.subset` of Census and Tarragona (criteria
+"random" and "norm", subset 0, seed 0), k = 3, 4, 5 (``--quick``: n = 50,
+k = 3).  Configurations, each with one pricing thread:
+
+* ``bp``          defaults (cuts, root gap closing, pool MIP, tree);
+* ``bp-nocuts``   without subset-row cuts;
+* ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
+* ``cg+close``    column generation to the LP bound, then gap closing.
+
+Printed per run: proven (status optimal), seconds, nodes, root LP bound, root
+bound after cuts, share of the root gap the cuts close, final gap.  ``--full``
+runs ``bp`` (default threads) on the whole Census and Tarragona files and
+prints the certified gap reached and when.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine  # noqa: E402
+
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.colgen import column_generation  # noqa: E402
+from mipagg.instance import read_csv  # noqa: E402
+from mipagg.subsets import subset  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+CONFIGS = {
+    "bp": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1),
+    "bp-nocuts": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False),
+    "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
+                                                 close_gap=False, mip_time=0),
+    "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
+                                                   close_gap=True),
+}
+
+
+def _fmt(x, d=4):
+    return "–" if x is None else f"{x:.{d}f}"
+
+
+def row(name, inst, k, cfg, r, seconds):
+    proven = r.status == "optimal"
+    nodes = getattr(r, "nodes", "–")
+    lp = getattr(r, "root_lp_bound", getattr(r, "lp_bound", None))
+    cut = getattr(r, "root_cut_bound", None)
+    share = getattr(r, "cut_gap_closed", None)
+    return (f"| {name} | {inst.n} | {k} | {cfg} | {'yes' if proven else r.status} | "
+            f"{seconds:.2f} | {nodes} | {_fmt(lp)} | {_fmt(cut)} | "
+            f"{_fmt(None if share is None else 100 * share, 1)} | {_fmt(r.gap, 3)} |")
+
+
+def subsets_bench(data, sizes, ks, configs, time_limit):
+    print("| instance | n | k | config | proven | s | nodes | root LP | root+cuts | "
+          "cuts close % | gap % |")
+    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    totals = {c: [0.0, 0] for c in configs}
+    for size in sizes:
+        for name in ("census", "tarragona"):
+            for crit in ("random", "norm"):
+                inst = subset(data[name], size, crit, 0)
+                for k in ks:
+                    for cfg in configs:
+                        t0 = time.perf_counter()
+                        r = CONFIGS[cfg](inst.X, k, time_limit)
+                        dt = time.perf_counter() - t0
+                        totals[cfg][0] += dt
+                        totals[cfg][1] += r.status == "optimal"
+                        print(row(inst.name, inst, k, cfg, r, dt), flush=True)
+    print()
+    for cfg, (t, proven) in totals.items():
+        print(f"{cfg}: {proven} proven, {t:.1f} s in total")
+
+
+def full_bench(data, ks, time_limit):
+    print("| file | k | status | s | nodes | open | LB | UB | gap % | IL best | IL bound | "
+          "root LP | root+cuts | cuts |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in ("census", "tarragona"):
+        inst = data[name]
+        sst = float(((inst.X - inst.X.mean(axis=0)) ** 2).sum())
+        for k in ks:
+            t0 = time.perf_counter()
+            r = branch_and_price(inst.X, k, time_limit=time_limit, verbose=True)
+            dt = time.perf_counter() - t0
+            il = 100 * r.sse / sst
+            ilb = None if r.lower_bound is None else 100 * r.lower_bound / sst
+            print(f"| {name} | {k} | {r.status} | {dt:.0f} | {r.nodes} | {r.open_nodes} | "
+                  f"{_fmt(r.lower_bound, 3)} | {r.sse:.3f} | {_fmt(r.gap, 3)} | {il:.4f} | "
+                  f"{_fmt(ilb)} | {_fmt(r.root_lp_bound, 3)} | {_fmt(r.root_cut_bound, 3)} | "
+                  f"{r.cuts} |", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--time-limit", type=float, default=None)
+    ap.add_argument("--sizes", default="50,100,200")
+    ap.add_argument("--ks", default=None)
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    args = ap.parse_args(argv)
+    data = {n: read_csv(DATA / f"{n}.csv") for n in ("census", "tarragona")}
+    print(f"machine: {machine()}")
+    print(f"command: python benchmarks/bench_bp.py {' '.join(sys.argv[1:])}\n")
+    if args.full:
+        ks = [int(v) for v in (args.ks or "3,5").split(",")]
+        full_bench(data, ks, args.time_limit or 3600.0)
+        return 0
+    sizes = [50] if args.quick else [int(v) for v in args.sizes.split(",")]
+    ks = [3] if args.quick else [int(v) for v in (args.ks or "3,4,5").split(",")]
+    configs = args.configs.split(",")
+    subsets_bench(data, sizes, ks, configs, args.time_limit or (60.0 if args.quick else 600.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The few HiGHS details every solver call of the package shares.
+
+HiGHS's ``time_limit`` option bounds the *cumulative* run time of a
+``Highs`` object over all its ``run()`` calls (HiGHS issues #1331 and #1477),
+so passing the seconds left to a reused object stops it early once its total
+solve time reaches them.  :func:`set_time_limit` passes the run time so far
+plus the seconds left instead.
+
+HiGHS 1.16 prints its banner on stdout when the first ``Highs`` object of a
+process is built, before ``output_flag`` can be set, and its thread
+scheduler is global: a run whose ``threads`` option differs from the
+scheduler's size fails.  :func:`new_highs` builds every object of the
+package silently and never sets ``threads``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+__all__ = ["new_highs", "silence_banner", "set_time_limit", "cumulative_limit"]
+
+_banner_lock = threading.Lock()
+_banner_done = False
+
+
+def silence_banner() -> None:
+    """Build one throw-away ``Highs`` object with file descriptor 1 pointed at
+    ``/dev/null``, so the once-per-process banner never reaches stdout (where
+    ``--json`` output lives).  Idempotent and thread safe."""
+    global _banner_done
+    if _banner_done:
+        return
+    import highspy
+
+    with _banner_lock:
+        if _banner_done:
+            return
+        sys.stdout.flush()
+        saved = os.dup(1)
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+            highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(null)
+            os.close(saved)
+        _banner_done = True
+
+
+def new_highs(**options):
+    """A silent ``highspy.Highs`` with ``options`` set (``output_flag`` False).
+
+    >>> new_highs(presolve="off").getOptionValue("presolve")[1]
+    'off'
+    """
+    import highspy
+
+    silence_banner()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for name, value in options.items():
+        h.setOptionValue(name, value)
+    return h
+
+
+def cumulative_limit(h, seconds: float) -> float:
+    """The ``time_limit`` value that lets ``h`` run ``seconds`` more: its run
+    time so far plus ``seconds`` (at least 1 ms)."""
+    return float(h.getRunTime()) + max(float(seconds), 1e-3)
+
+
+def set_time_limit(h, seconds: float | None) -> None:
+    """Let the next ``h.run()`` use at most ``seconds`` more (None: no limit),
+    whatever ``h`` spent in earlier runs.
+
+    >>> h = new_highs()
+    >>> set_time_limit(h, 5.0)
+    >>> h.getOptionValue("time_limit")[1] >= 5.0
+    True
+    """
+    import highspy
+
+    if seconds is None:
+        h.setOptionValue("time_limit", highspy.kHighsInf)
+    else:
+        h.setOptionValue("time_limit", cumulative_limit(h, seconds))

@@ -1,0 +1,323 @@
+"""The column-generation loop of seed 001 section 5.2 for one node: the root
+of ``cg`` or any node of branch-and-price.
+
+:func:`solve_node` alternates master solves (restricted LP (9), with the
+node's forbidden columns fixed at 0 and the subset-row cut rows) and pricing
+rounds (heuristic, then exact, under the node's together/apart pairs and the
+cut duals) until no column with negative reduced cost is left, a limit is
+hit, or the node's certified bound reaches a cutoff.  A caller-supplied
+``on_solution`` sees every master solution (rounding heuristics).  Why the
+loop stopped and what it certified is one small value, :class:`StopState`.
+
+Bounds: at any duals λ (rows) and σ ≤ 0 (cut rows) for which every size was
+priced exactly, the Lagrangian (Farley-type) bound
+
+    L(λ, σ) = Σ_v λ_v + Σ_S σ_S + n·min(0, min_η r_η/η)
+
+is a lower bound on the best partition allowed at the node
+(:func:`mipagg.exact.bounds.lagrangian_bound`); it equals the LP value once
+no negative column remains.  Optional dual smoothing (Wentges; Neame) and
+the automatic α of Pessoa et al. are kept from the first implementation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .bounds import lagrangian_bound
+from .pricing import reduced_cost
+from .pricing.rounds import PricingContext, pricing_round
+
+__all__ = ["CGSettings", "StopState", "IterationLog", "NodeResult", "solve_node",
+           "STOP_REASONS"]
+
+STOP_REASONS = ("converged", "cutoff", "time_limit", "iteration_limit",
+                "heuristic_converged", "not_certified")
+
+
+@dataclass
+class CGSettings:
+    """Options of the loop (see :func:`mipagg.exact.colgen.column_generation`)."""
+
+    pricing: str = "auto"
+    exact_rule: str = "measured"
+    lagrangian: bool = False
+    stabilization: str | None = None
+    alpha: float = 0.5
+    auto_alpha: bool = False
+    max_columns: int = 10
+    gap_tol: float = 1e-6
+    sweep_share: float | None = 0.25   # share of the node's time for bound-completing sweeps
+
+
+@dataclass
+class StopState:
+    """Why a node's loop stopped and what it certified.
+
+    ``reason``: "converged" (no negative column at the master duals: the LP
+    over all allowed clusters is solved), "cutoff" (the certified bound
+    reached the caller's cutoff, or the Lagrangian bound met the LP value
+    within ``gap_tol``), "time_limit", "iteration_limit",
+    "heuristic_converged" (heuristic pricing only: nothing certified),
+    "not_certified" (an exact pricing call failed).  ``bound`` is always
+    certified (or None); ``bound_source`` "lp" or "lagrangian"; ``duals`` and
+    ``cut_duals`` are those at which it was certified."""
+
+    reason: str
+    bound: float | None = None
+    bound_source: str | None = None
+    lp_value: float | None = None
+    duals: np.ndarray | None = None
+    cut_duals: np.ndarray | None = None
+
+    @property
+    def certified(self) -> bool:
+        return self.bound is not None
+
+
+@dataclass
+class IterationLog:
+    """One pass of the loop: master solve, rounding, pricing."""
+
+    iteration: int
+    lp_value: float
+    columns_added: int
+    n_columns: int
+    best_sse: float
+    lagrangian_bound: float | None
+    pricing_exact: bool       # pricing at the master duals proved the minimum for every size
+    mispriced: bool           # smoothed duals gave no column improving the master
+    master_seconds: float
+    pricing_seconds: float
+    rounding_seconds: float
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class NodeResult:
+    stop: StopState
+    solution: object | None          # last MasterSolution
+    iterations: int
+    log: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+
+
+def column_reduced_cost(D, lam, cons, c) -> float:
+    """w̄_C at row duals ``lam`` with the cut penalties of ``cons``."""
+    return reduced_cost(D, lam, c, len(c)) + cons.penalty(c)
+
+
+def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
+               deadline=None, cutoff=None, max_iterations=None, on_solution=None,
+               best_sse=None, progress=None, start_iteration=0,
+               fixed_rows=None) -> NodeResult:
+    """Column generation at one node until convergence, cutoff or a limit.
+
+    ``master``: a :class:`~mipagg.exact.master.MasterProblem` whose columns
+    the node forbids are already fixed at 0; ``node_cons``: the node's
+    :class:`~mipagg.exact.pricing.constraints.PricingConstraints` (branching
+    pairs; cut penalties are taken from the master's cut duals every
+    iteration).  ``cutoff``: a callable returning the value at which the node
+    can be pruned (e.g. best SSE − tolerance), or None.  ``on_solution(sol)``
+    is called with every master solution and may return a new best SSE
+    (used by the Lagrangian stop).  ``progress``: a
+    :class:`~mipagg.progress.Progress`.  ``fixed_rows``: a mask of records
+    already covered by columns fixed at 1 (a dive): the pricing sees them
+    with a prohibitive dual, so no new cluster holds one; the bound is then
+    not certified for the problem (dives are heuristics).  Each iteration
+    costs one warm LP
+    solve plus a pricing round (exponential worst case when exact).
+    """
+    D, k, n = ctx.D, ctx.k, ctx.n
+    tol = ctx.tol
+    st = settings
+    alpha = st.alpha
+    best_lb = bound_source = None
+    cert = (None, None)
+    center = None
+    log: list[IterationLog] = []
+    t_master = t_pricing = t_round = 0.0
+    it = 0
+    sol = None
+    lp_value = None
+    reason = None
+    cuts_shape = None
+    cons = node_cons
+
+    def close(a, b):
+        return a >= b - st.gap_tol * max(abs(b), 1e-12)
+
+    t_node = time.perf_counter()
+    t_sweep = 0.0
+
+    def price_at(mu_rows, mu_cuts, mode=None):
+        nonlocal t_sweep
+        c = cons if mu_cuts is None or mu_cuts.size == 0 else \
+            replace(cons, mu=np.maximum(-mu_cuts, 0.0))
+        budget = None
+        if st.lagrangian and st.sweep_share is not None:
+            # sweeps that only complete the bound get a share of the node's time
+            budget = max(1.0, st.sweep_share * (time.perf_counter() - t_node) - t_sweep)
+        t0 = time.perf_counter()
+        r = pricing_round(ctx, mu_rows, mode=mode or st.pricing, constraints=c,
+                          complete=st.lagrangian, max_columns=st.max_columns,
+                          deadline=deadline, exact_rule=st.exact_rule, sweep_budget=budget)
+        if r.columns and len(r.exact_sizes) > 0:
+            t_sweep += time.perf_counter() - t0
+        return r, c
+
+    while True:
+        if max_iterations is not None and it >= max_iterations:
+            reason = "iteration_limit"
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            reason = "time_limit"
+            break
+        it += 1
+        t0 = time.perf_counter()
+        sol = master.solve(None if deadline is None else deadline - t0)
+        t_master += (dt_master := time.perf_counter() - t0)
+        if sol is None:
+            reason = "time_limit"
+            it -= 1
+            break
+        lp_value = sol.value
+        lam, sig = sol.duals, sol.cut_duals
+        if fixed_rows is not None:
+            lam = lam.copy()
+            lam[fixed_rows] = -_PROHIBITIVE * (1.0 + float(np.abs(lam).max(initial=0.0)))
+        if cuts_shape != sig.size:
+            # new cut rows since the last iteration: rebuild the pricing structure
+            cons = _with_cuts(node_cons, master.cuts, n)
+            cuts_shape = sig.size
+        t0 = time.perf_counter()
+        if on_solution is not None:
+            new_best = on_solution(sol)
+            if new_best is not None:
+                best_sse = new_best if best_sse is None else min(best_sse, new_best)
+        t_round += (dt_round := time.perf_counter() - t0)
+
+        # pricing, possibly at smoothed duals; a mispricing re-prices at (λ, σ)
+        t0 = time.perf_counter()
+        duo = np.concatenate([lam, sig])
+        smoothing = st.stabilization is not None and center is not None
+        duo_p = alpha * center + (1 - alpha) * duo if smoothing else duo
+        lam_p, sig_p = duo_p[:n], duo_p[n:]
+        if st.stabilization == "neame" and st.pricing in ("auto", "heuristic"):
+            r0, c0 = price_at(lam_p, sig_p, mode="heuristic")
+        else:
+            r0, c0 = price_at(lam_p, sig_p)
+        rounds = [(duo_p, r0, c0)]
+        cons_true = c0 if duo_p is duo else replace(cons, mu=np.maximum(-sig, 0.0))
+
+        def improving(r):
+            return [c for c in r.columns if column_reduced_cost(D, lam, cons_true, c) < -tol]
+
+        better = improving(r0)
+        mispriced = smoothing and not better and not r0.timed_out
+        if mispriced:
+            r1, c1 = price_at(lam, sig)
+            rounds.append((duo, r1, c1))
+            better = improving(r1)
+        timed_out = any(r.timed_out for _, r, _ in rounds)
+        lb_it = lb_true = None
+        for mu, r, _ in rounds:
+            if r.complete(k) and fixed_rows is None:     # a dive's duals certify nothing
+                lb = lagrangian_bound(mu[:n], r.min_reduced_costs, k) + float(mu[n:].sum())
+                lb_it = lb if lb_it is None else max(lb_it, lb)
+                if mu is duo:
+                    lb_true = lb
+                if best_lb is None or lb > best_lb:
+                    best_lb, bound_source = lb, "lagrangian"
+                    cert = (mu[:n].copy(), mu[n:].copy())
+                    if st.stabilization == "wentges":
+                        center = mu.copy()
+        if st.auto_alpha:
+            alpha = _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n)
+        if st.stabilization == "neame" or (st.stabilization == "wentges" and best_lb is None):
+            center = duo_p.copy()
+        t_pricing += (dt_price := time.perf_counter() - t0)
+
+        added = master.add_columns([c for _, r, _ in rounds for c in r.columns])
+        log.append(IterationLog(start_iteration + it, lp_value, added, len(master),
+                                np.inf if best_sse is None else best_sse, lb_it,
+                                lb_true is not None, mispriced, dt_master, dt_price, dt_round))
+        if progress is not None:
+            progress.update(iteration=start_iteration + it, columns=len(master), lp=lp_value,
+                            bound=best_lb, best=best_sse)
+        if timed_out:
+            reason = "time_limit"
+            break
+        if not better or added == 0:
+            if lb_true is not None:
+                if best_lb is None or lb_true >= best_lb:
+                    best_lb, bound_source = lb_true, "lp"
+                    cert = (lam.copy(), sig.copy())
+                reason = "converged"
+            else:
+                reason = "heuristic_converged" if st.pricing == "heuristic" else "not_certified"
+            break
+        limit = None if cutoff is None else cutoff()
+        if best_lb is not None and limit is not None and best_lb >= limit:
+            reason = "cutoff"
+            break
+        if st.lagrangian and best_lb is not None and (
+                close(best_lb, lp_value) or (best_sse is not None and close(best_lb, best_sse))):
+            reason = "cutoff"
+            break
+    stop = StopState(reason, best_lb, bound_source, lp_value, cert[0], cert[1])
+    return NodeResult(stop, sol, it, log, {"master": t_master, "pricing": t_pricing,
+                                           "rounding": t_round})
+
+
+_PROHIBITIVE = 1e6
+
+
+def _with_cuts(node_cons, cuts, n):
+    """The node's branching constraints plus the master's cut rows (penalties
+    set per iteration)."""
+    from .pricing.constraints import PricingConstraints
+
+    if not cuts:
+        return node_cons
+    return PricingConstraints.build(n, together=node_cons.together, apart=node_cons.apart,
+                                    cuts=[(S, 0.0) for S in cuts])
+
+
+def _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n, step=0.1):
+    """Automatic smoothing weight after the rule of Pessoa, Sadykov, Uchoa and
+    Vanderbeck (In-out separation and column generation stabilization by dual
+    price smoothing, SEA 2013; INFORMS J. Comput. 2018): take a supergradient
+    g of the Lagrangian function L(μ) = Σμ + n·min(0, min_η r_η(μ)/η) at the
+    smoothed duals μ; if g·(λ − center) > 0, L still increases towards the
+    master duals λ, so smooth less (α − step), else more (α + step, at most
+    0.9).  A mispricing also lowers α.  g_v = 1 − (n/η*)·[v ∈ C*] for the
+    cluster C* of least reduced cost per record (size η*), or 1 when no
+    cluster has negative reduced cost (cut rows: g = 1 − (n/η*)·a_SC*).
+    O(n + columns)."""
+    if center is None:
+        return alpha
+    if mispriced:
+        return max(0.0, alpha - step)
+    mu, r, cons = rounds[0]
+    if not r.complete(k):
+        return alpha
+    g = np.ones(duo.size)
+    ratio = {eta: v / eta for eta, v in r.min_reduced_costs.items() if np.isfinite(v)}
+    if ratio:
+        eta_s = min(ratio, key=ratio.get)
+        if ratio[eta_s] < 0:
+            cands = [c for c in r.columns if len(c) == eta_s]
+            if cands:
+                best = min(cands, key=lambda c: column_reduced_cost(D, mu[:n], cons, c))
+                g[best] -= n / eta_s
+                if duo.size > n:
+                    g[n:] -= (n / eta_s) * cons.coefficients(best)
+    if float(g @ (duo - center)) > 0:
+        return max(0.0, alpha - step)
+    return min(0.9, alpha + step)

@@ -1,0 +1,190 @@
+"""One pricing round of column generation: PricingProblem(λ, π) of seed 001
+section 5.1 over the sizes η = k..2k−1, at the master duals of a node.
+
+:class:`PricingContext` holds what does not change during a run (the
+validated distance matrix, the sorted-edge sums behind every completion
+bound, one search space per size, the thread count), so a round costs only
+the searches themselves.  :func:`pricing_round` prices the sizes in the
+seed's order (heuristic first, then an exact routine) under a node's
+branching constraints and cut penalties.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import ParameterError
+from ._common import check_pricing_input
+from .constraints import PricingConstraints
+from .search import SearchSpace, edge_prefix_sums
+
+__all__ = ["PricingContext", "PricingRound", "pricing_round", "table2_exact_mode"]
+
+
+def table2_exact_mode(n: int, eta: int) -> str:
+    """Exact pricing routine for size η on n records, seed 001 Table 2:
+    complete enumeration ("CE") for η ≤ 5, and for η = 6 up to n = 100 records
+    (the table's column 100; at 200 it says "EP"), the ILP (14) otherwise.
+
+    >>> table2_exact_mode(50, 6), table2_exact_mode(200, 6), table2_exact_mode(30, 7)
+    ('enumeration', 'ilp', 'ilp')
+    """
+    if eta <= 5 or (eta == 6 and n <= 100):
+        return "enumeration"
+    return "ilp"
+
+
+class PricingContext:
+    """Per-run pricing data for n records and minimum size k: D validated
+    once, the prefix sums of every record's sorted edges (O(n² + n k log k),
+    shared by all sizes), one :class:`~.search.SearchSpace` per size, the
+    negative-column tolerance ``tol`` = 1e-9·max(1, max D) and ``threads``
+    for the exact search."""
+
+    def __init__(self, D, k: int, *, threads: int = 1):
+        n = D.shape[0]
+        D, _, _ = check_pricing_input(D, np.zeros(n), min(2, n))
+        self.D = D
+        self.n = n
+        self.k = int(k)
+        self.threads = max(1, int(threads))
+        self.tol = 1e-9 * max(1.0, float(D.max(initial=0.0)))
+        self.sizes = [eta for eta in range(k, 2 * k) if eta <= n]
+        self._edge_sums = edge_prefix_sums(D, 2 * k - 2) if n > 1 else np.zeros((n, 2 * k - 1))
+        self._spaces: dict[int, SearchSpace] = {}
+        self.none = PricingConstraints.none(n)
+
+    @property
+    def edge_sums(self) -> np.ndarray:
+        """S[v, q]: sum of the q smallest distances from v (q = 0..2k−2)."""
+        return self._edge_sums
+
+    def space(self, eta: int) -> SearchSpace:
+        if eta not in self._spaces:
+            self._spaces[eta] = SearchSpace.build(self.D, eta, self._edge_sums)
+        return self._spaces[eta]
+
+
+@dataclass
+class PricingRound:
+    """What one PricingProblem call produced at one dual vector.
+
+    ``min_reduced_costs[η]`` is a certified lower bound on the least reduced
+    cost of an allowed cluster of size η (the exact minimum when negative;
+    0 when the search proved nothing lies below 0; +inf when no allowed
+    cluster of that size exists)."""
+
+    columns: list = field(default_factory=list)
+    min_reduced_costs: dict = field(default_factory=dict)
+    exact_sizes: set = field(default_factory=set)           # sizes priced exactly
+    timed_out: bool = False
+    swept: bool = True        # False: the completing sweep ran out of its budget
+    seconds: float = 0.0
+
+    def complete(self, k: int) -> bool:
+        """True when every size k..2k−1 was priced exactly (Lagrangian bound certified)."""
+        return all(eta in self.exact_sizes for eta in range(k, 2 * k))
+
+
+def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
+                  complete=False, max_columns=10, deadline=None,
+                  exact_rule="measured", sweep_budget=None) -> PricingRound:
+    """PricingProblem(λ, π) of seed 001 section 5.1 for η = k..2k−1.
+
+    ``mode="auto"``: heuristic pricing, then (if it found nothing) the exact
+    routine chosen by ``exact_rule`` ("table2": :func:`table2_exact_mode`;
+    "measured": :func:`mipagg.exact.pricing.exact_mode`), stopping at the
+    first η that yields columns.  ``"heuristic"``, ``"enumeration"`` and
+    ``"ilp"`` use that routine alone.  With ``complete=True``, once an exact
+    routine has been called the remaining sizes are priced exactly too (so
+    the Lagrangian bound at these duals is certified); with ``mode`` exact,
+    every size is then priced.  ``constraints``: the node's branching pairs
+    and cut penalties (:class:`~.constraints.PricingConstraints`).  Exact
+    searches only prove the minimum when it is negative (floor 0), all the
+    Lagrangian bound needs.  ``sweep_budget``: seconds for the sizes priced
+    only to complete the bound (after an exact size has yielded columns); when
+    they run out the sweep is abandoned (no bound at these duals, the columns
+    found are kept, ``swept`` False) rather than the round.  Costs one
+    pricing call per size tried (exponential worst case when exact).
+    """
+    from . import exact_mode
+    from .enumeration import enumeration_pricing
+    from .heuristic import heuristic_pricing
+
+    n, k = ctx.n, ctx.k
+    cons = constraints if constraints is not None else ctx.none
+    out = PricingRound()
+    t0 = time.perf_counter()
+    went_exact = False
+    sweep_end = None
+    for eta in range(k, 2 * k):
+        if eta > n or not cons.feasible:
+            # no allowed cluster of this size: its minimum is +inf, trivially proven
+            out.min_reduced_costs[eta] = np.inf
+            out.exact_sizes.add(eta)
+            continue
+        if out.columns and not (complete and went_exact):
+            break
+        sweeping = bool(out.columns) and sweep_budget is not None
+        if sweeping and sweep_end is None:
+            sweep_end = time.perf_counter() + sweep_budget
+        left = None
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                out.timed_out = True
+                break
+        if sweeping and time.perf_counter() >= sweep_end:
+            out.swept = False
+            break
+        found = []
+        if mode in ("auto", "heuristic") and not went_exact:
+            res = heuristic_pricing(ctx.D, duals, eta, max_columns=max_columns, tol=ctx.tol,
+                                    constraints=cons, checked=True)
+            found = list(res.columns)
+        if not found and mode != "heuristic":
+            if mode != "auto":
+                routine = mode
+            elif exact_rule == "table2":
+                routine = table2_exact_mode(n, eta)
+            else:
+                routine = exact_mode(n, eta)
+            if deadline is not None:
+                left = max(deadline - time.perf_counter(), 1e-3)
+            own_limit = False
+            if sweeping:
+                sweep_left = max(sweep_end - time.perf_counter(), 1e-3)
+                own_limit = left is None or sweep_left < left
+                left = sweep_left if own_limit else left
+            if routine == "enumeration":
+                res = enumeration_pricing(ctx.D, duals, eta, max_columns=max_columns,
+                                          time_limit=left, tol=ctx.tol, constraints=cons,
+                                          floor=0.0, threads=ctx.threads,
+                                          space=ctx.space(eta), checked=True)
+            else:
+                if not cons.trivial:
+                    raise ParameterError("ILP pricing does not take branching constraints "
+                                         "or cuts; use pricing='enumeration' or 'auto'")
+                from .ilp import ilp_pricing
+                res = ilp_pricing(ctx.D, duals, eta, max_columns=max_columns,
+                                  time_limit=left, tol=ctx.tol)
+            went_exact = True
+            found = list(res.columns)
+            if res.exact and res.status == "optimal":
+                m = res.min_reduced_cost
+                out.min_reduced_costs[eta] = np.inf if m is None else float(min(m, 0.0))
+                out.exact_sizes.add(eta)
+            elif res.status == "time_limit" and own_limit:
+                out.swept = False          # the sweep's own budget, not the run's
+                out.columns.extend(found)
+                break
+            elif res.status == "time_limit":
+                out.timed_out = True
+        out.columns.extend(found)
+        if out.timed_out:
+            break
+    out.seconds = time.perf_counter() - t0
+    return out

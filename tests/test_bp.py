@@ -1,0 +1,133 @@
+"""Branch-and-price (method ``bp``): optimal on tiny instances (brute force,
+ties and duplicates), equal to the full MIP of mipagg.exact.reference on
+Census subsets, certified bounds, limits, and the tree itself (cuts and gap
+closing switched off so the instances need branching)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mipagg.exact.bp import branch_and_price, branching_pair, pair_weights
+from mipagg.exact.reference import set_partitioning
+from mipagg.subsets import subset
+
+from _bruteforce import optimal_partition
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0)
+
+
+@st.composite
+def tiny(draw):
+    n = draw(st.integers(4, 12))
+    k = draw(st.integers(2, max(2, min(4, n // 2))))
+    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
+    X = rng.integers(0, 4, size=(n, draw(st.integers(1, 3)))).astype(float)
+    if draw(st.booleans()):
+        X[-1] = X[0]                                   # a duplicate record
+    return X, k
+
+
+def _check(r, X, k, opt):
+    assert r.partition.is_feasible(k)
+    assert r.sse == pytest.approx(r.partition.sse(), abs=1e-9)
+    assert r.status == "optimal"
+    assert r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.lower_bound == pytest.approx(r.sse, abs=1e-7)
+    assert r.lower_bound <= opt + 1e-7
+    if r.root_lp_bound is not None:
+        assert r.root_lp_bound <= opt + 1e-7
+        assert r.root_cut_bound <= opt + 1e-7
+        assert r.root_lp_bound <= r.root_cut_bound + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiny(), st.sampled_from(["default", "tree"]))
+def test_bp_equals_brute_force(inst, mode):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, **(TREE_ONLY if mode == "tree" else {}))
+    _check(r, X, k, opt)
+
+
+@pytest.mark.parametrize("criterion,k,size", [("random", 3, 22), ("consecutive", 4, 20),
+                                              ("norm", 5, 16), ("random", 2, 25)])
+def test_bp_equals_the_full_mip_on_census_subsets(census, criterion, k, size):
+    s = subset(census, size, criterion, 0)
+    ref = set_partitioning(s.X, k, integral=True)
+    opt = ref[0]
+    for options in ({}, TREE_ONLY):
+        r = branch_and_price(s.X, k, **options)
+        _check(r, s.X, k, opt)
+
+
+def test_the_tree_is_searched_when_cuts_and_gap_closing_are_off(census):
+    s = subset(census, 24, "random", 0)
+    r = branch_and_price(s.X, 3, **TREE_ONLY)
+    ref = set_partitioning(s.X, 3, integral=True)
+    opt = ref[0]
+    _check(r, s.X, 3, opt)
+    assert r.nodes > 1 and r.closed_by == "tree" and r.max_depth >= 1
+
+
+def test_cuts_raise_the_root_bound(census):
+    s = subset(census, 50, "random", 0)
+    r = branch_and_price(s.X, 3)
+    assert r.cuts > 0 and r.root_cut_bound > r.root_lp_bound + 1e-6
+    assert 0 < r.cut_gap_closed <= 1
+    assert r.status == "optimal"
+
+
+def test_node_limit_returns_a_certified_bound(census):
+    s = subset(census, 30, "random", 0)
+    ref = set_partitioning(s.X, 3, integral=True)
+    opt = ref[0]
+    r = branch_and_price(s.X, 3, node_limit=2, **TREE_ONLY)
+    assert r.partition.is_feasible(3)
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    if r.status == "node_limit":
+        assert r.open_nodes > 0 and r.nodes == 2
+
+
+def test_time_limited_run_returns_a_valid_partition_and_bound(census):
+    s = subset(census, 300, "random", 0)
+    r = branch_and_price(s.X, 4, time_limit=1.5)
+    assert r.partition.is_feasible(4)
+    assert r.sse == pytest.approx(r.partition.sse())
+    assert r.status in ("time_limit", "optimal")
+    if r.lower_bound is not None:
+        assert r.lower_bound <= r.sse + 1e-9
+    assert r.seconds["total"] < 1.5 + 5.0
+
+
+def test_pair_weights_and_branching_pair():
+    cols = [np.array([0, 1, 2]), np.array([0, 1, 3]), np.array([2, 3, 4]), np.array([3, 4])]
+    x = np.array([0.5, 0.5, 0.5, 0.0])
+    Z = pair_weights(cols, x, 5).toarray()
+    assert Z[0, 1] == pytest.approx(1.0)
+    assert Z[0, 2] == pytest.approx(0.5) and Z[2, 3] == pytest.approx(0.5)
+    assert Z[3, 4] == pytest.approx(0.5)            # the x = 0 column does not count
+    assert branching_pair(cols, x, 5) == (0, 2)
+    assert branching_pair(cols[:1], np.ones(1), 5) is None
+
+
+def test_bp_is_registered_with_its_papers():
+    from mipagg.methods import get_method
+
+    spec = get_method("bp")
+    assert "Ryan" in spec.reference and "Jepsen" in spec.reference
+    assert "time_limit" in spec.options()
+
+
+def test_parameters_are_checked():
+    from mipagg.errors import DataError, ParameterError
+
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 2, node_limit=0)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 2, time_limit=-1)
+    with pytest.raises((ParameterError, DataError)):
+        branch_and_price(X, 7)

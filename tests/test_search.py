@@ -1,0 +1,210 @@
+"""The exact pricing search and the heuristic pricing under branch-and-price
+node constraints (together/apart pairs) and subset-row cut penalties, against
+brute force over every cluster; subset-row separation against brute force;
+the master's cut rows against an independent reduced-cost computation."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mipagg.exact.cuts import cut_lhs, separate_subset_rows
+from mipagg.exact.master import MasterProblem, cluster_weight, squared_distances
+from mipagg.exact.pricing.constraints import PricingConstraints
+from mipagg.exact.pricing.enumeration import enumeration_pricing
+from mipagg.exact.pricing.heuristic import heuristic_pricing
+from mipagg.exact.pricing.search import SearchSpace, search_clusters
+
+
+def _reduced_cost(D, lam, cuts, c):
+    """w_C − Σλ_v + Σ_S μ_S ⌊|C∩S|/2⌋, computed from scratch."""
+    c = list(c)
+    w = sum(D[a, b] for a, b in itertools.combinations(c, 2)) / len(c)
+    pen = sum(mu * (len(set(S) & set(c)) // 2) for S, mu in cuts)
+    return w - lam[c].sum() + pen
+
+
+def _allowed(c, together, apart):
+    s = set(c)
+    return all((a in s) == (b in s) for a, b in together) and \
+        not any(a in s and b in s for a, b in apart)
+
+
+@st.composite
+def node_problem(draw):
+    n = draw(st.integers(5, 10))
+    eta = draw(st.integers(2, min(5, n)))
+    seed = draw(st.integers(0, 10_000))
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, 2)).astype(float)      # ties and duplicates
+    D = squared_distances(X)
+    lam = rng.uniform(0.0, 3.0, n)
+    pairs = list(itertools.combinations(range(n), 2))
+    picks = rng.choice(len(pairs), size=min(len(pairs), 4), replace=False)
+    together = [pairs[i] for i in picks[:draw(st.integers(0, 2))]]
+    apart = [pairs[i] for i in picks[2:2 + draw(st.integers(0, 2))]]
+    cuts = [(tuple(sorted(rng.choice(n, 3, replace=False).tolist())), float(rng.uniform(0, 2)))
+            for _ in range(draw(st.integers(0, 3)))]
+    return D, lam, eta, together, apart, cuts
+
+
+@settings(max_examples=80, deadline=None)
+@given(node_problem(), st.sampled_from([1, 2]))
+def test_search_minimum_equals_brute_force_under_constraints(problem, threads):
+    D, lam, eta, together, apart, cuts = problem
+    n = D.shape[0]
+    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
+    allowed = [c for c in itertools.combinations(range(n), eta) if _allowed(c, together, apart)]
+    out = search_clusters(SearchSpace.build(D, eta), lam, cons, mode="best", max_columns=50,
+                          threads=threads)
+    assert out.status == "complete"
+    if not allowed or not cons.feasible:
+        assert out.min_rc is None or out.min_rc == np.inf
+        return
+    expected = min(_reduced_cost(D, lam, cuts, c) for c in allowed)
+    assert out.min_rc == pytest.approx(expected, abs=1e-9)
+    for c, cost in zip(out.columns, out.costs):
+        assert _allowed(c.tolist(), together, apart)
+        assert cost == pytest.approx(_reduced_cost(D, lam, cuts, c.tolist()), abs=1e-9)
+        assert cost < 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(node_problem())
+def test_collect_mode_finds_every_allowed_cluster_below_threshold(problem):
+    D, lam, eta, together, apart, cuts = problem
+    n = D.shape[0]
+    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
+    thr = 0.5
+    expected = {c for c in itertools.combinations(range(n), eta)
+                if cons.feasible and _allowed(c, together, apart)
+                and _reduced_cost(D, lam, cuts, c) < thr - 1e-9}
+    out = search_clusters(SearchSpace.build(D, eta), lam, cons, mode="collect", threshold=thr)
+    got = {tuple(c) for c in out.columns.tolist()}
+    assert expected <= got
+    assert all(_reduced_cost(D, lam, cuts, c) < thr + 1e-9 for c in got)
+
+
+@settings(max_examples=60, deadline=None)
+@given(node_problem())
+def test_no_pricing_mode_proposes_a_forbidden_cluster(problem):
+    D, lam, eta, together, apart, cuts = problem
+    n = D.shape[0]
+    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
+    heur = heuristic_pricing(D, lam, eta, max_columns=20, constraints=cons)
+    exact = enumeration_pricing(D, lam, eta, max_columns=20, constraints=cons)
+    for c in list(heur.columns) + list(exact.columns):
+        assert _allowed(list(c), together, apart)
+        assert _reduced_cost(D, lam, cuts, list(c)) < 0
+    # the heuristic never beats the exact minimum
+    if heur.columns and exact.min_reduced_cost is not None:
+        best_h = min(_reduced_cost(D, lam, cuts, list(c)) for c in heur.columns)
+        assert best_h >= exact.min_reduced_cost - 1e-9
+
+
+def test_floor_gives_a_valid_bound_when_the_minimum_is_positive():
+    rng = np.random.default_rng(3)
+    D = squared_distances(rng.normal(size=(9, 2)))
+    lam = np.zeros(9)                            # every reduced cost is w_C > 0
+    cons = PricingConstraints.none(9)
+    out = search_clusters(SearchSpace.build(D, 3), lam, cons, mode="best", floor=0.0)
+    true_min = min(cluster_weight(D, c) for c in itertools.combinations(range(9), 3))
+    assert out.status == "complete" and not out.min_exact
+    assert out.min_rc <= true_min
+
+
+def test_infeasible_node_is_detected():
+    cons = PricingConstraints.build(4, together=[(0, 1), (1, 2)], apart=[(0, 2)])
+    assert not cons.feasible
+
+
+def test_no_pricing_mode_prices_in_an_infeasible_node():
+    """A hypothesis find: together (0,3), (0,5) and apart (3,5) once made the
+    greedy heuristic propose {0, 3, 5}."""
+    D = squared_distances(np.array([[0., 0], [2, 2], [0, 0], [1, 0], [0, 1], [1, 0]]))
+    lam = np.array([2.98, 1.33, 0.19, 1.74, 1.67, 0.35])
+    cons = PricingConstraints.build(6, together=[(0, 3), (0, 5)], apart=[(3, 5)])
+    assert not cons.feasible
+    assert heuristic_pricing(D, lam, 3, max_columns=20, constraints=cons).columns == []
+    assert enumeration_pricing(D, lam, 3, max_columns=20, constraints=cons).columns == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 9))
+def test_separation_matches_brute_force(seed, n):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 8))
+    cols = [np.sort(rng.choice(n, size=int(rng.integers(2, min(5, n) + 1)), replace=False))
+            for _ in range(m)]
+    x = rng.uniform(0, 1, m)
+    cover = np.zeros(n)
+    for c, xc in zip(cols, x):
+        cover[c] += xc
+    x /= max(1.0, cover.max())                    # as in a master LP: every row covered ≤ 1
+    found = dict(separate_subset_rows(cols, x, n, max_cuts=10_000, min_violation=0.01,
+                                      max_per_record=10_000))
+    for S in itertools.combinations(range(n), 3):
+        lhs = cut_lhs(cols, x, S)
+        if lhs > 1.01 + 1e-9:
+            assert S in found and found[S] == pytest.approx(lhs)
+        if S in found:
+            assert lhs > 1.01 - 1e-9
+
+
+def test_master_cut_rows_and_reduced_costs_match_an_independent_computation():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(8, 2))
+    mp = MasterProblem(X)
+    cols = [c for c in itertools.combinations(range(8), 3)] + [(0, 1), (2, 3), (4, 5), (6, 7)]
+    mp.add_columns(cols[:30])
+    cuts = [(0, 1, 2), (3, 4, 5), (1, 5, 7)]
+    mp.add_cuts(cuts)
+    mp.add_columns(cols[30:])                     # columns added after the cuts get them too
+    sol = mp.solve()
+    rc = mp.reduced_costs(sol.duals, sol.cut_duals)
+    D = squared_distances(X)
+    mu = sol.penalties
+    for c, r in zip(mp.columns, rc):
+        assert r == pytest.approx(_reduced_cost(D, sol.duals, list(zip(cuts, mu)), c.tolist()),
+                                  abs=1e-9)
+    assert rc.min() >= -1e-7                      # LP optimal: no negative column in the master
+    for S in cuts:                                # the cut rows hold at the LP solution
+        assert cut_lhs(mp.columns, sol.x, S) <= 1 + 1e-7
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000))
+def test_two_threads_return_the_same_best_pool_as_one(seed):
+    """Threads prune with the least full-pool worst of all threads; the union
+    of their pools must still hold the true best ``max_columns`` clusters."""
+    rng = np.random.default_rng(seed)
+    n, eta = int(rng.integers(10, 22)), int(rng.integers(2, 6))
+    D = squared_distances(rng.normal(size=(n, 2)))
+    lam = rng.uniform(0, 3, n)
+    space, cons = SearchSpace.build(D, eta), PricingConstraints.none(n)
+    one = search_clusters(space, lam, cons, mode="best", max_columns=4, threads=1)
+    two = search_clusters(space, lam, cons, mode="best", max_columns=4, threads=2)
+    assert one.min_rc == pytest.approx(two.min_rc, abs=1e-9)
+    assert np.sort(one.costs) == pytest.approx(np.sort(two.costs), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(node_problem())
+def test_master_node_mask_agrees_with_the_pricing_constraints(problem):
+    """The columns a node keeps in the master are exactly those its pricing may produce."""
+    D, lam, eta, together, apart, cuts = problem
+    n = D.shape[0]
+    X = np.random.default_rng(n).normal(size=(n, 2))
+    mp = MasterProblem(X)
+    cols = [c for s in (2, 3) for c in itertools.combinations(range(n), s)][:200]
+    mp.add_columns(cols)
+    cons = PricingConstraints.build(n, together=together, apart=apart)
+    mask = mp.allowed_under(cons.together, cons.apart)
+    expected = np.array([cons.allows(c) for c in mp.columns])
+    assert (np.ones(len(cols), bool) if mask is None else mask).tolist() == expected.tolist()
+    holding = set(mp.columns_holding([0, 1]).tolist())
+    assert holding == {j for j, c in enumerate(mp.columns) if 0 in c or 1 in c}
