@@ -21,7 +21,10 @@ on top of its defaults; every run has ``time_limit`` and, unless ``--close-gap``
 * ``mc10``      max_columns=10;
 * ``t1``        threads=1 (exact pricing on one core);
 * ``primal``, ``dual``, ``ipm``  lp_algorithm of the master LP;
-* ``every``     rounding="every" (SRH and MSTH after every master solve, the seed).
+* ``every``     rounding="every" (SRH and MSTH after every master solve, the seed);
+* ``wentges``   stabilization="wentges", alpha="auto" (center: the neighbour duals at
+                first, then the duals of the best Lagrangian bound); ``wentges-t1`` on one
+                thread.
 
 ``--quick``: Census k = 3 only, ``default`` vs ``mc10``.
 
@@ -62,6 +65,8 @@ CONFIGS = {
     "dual": dict(lp_algorithm="dual"),
     "ipm": dict(lp_algorithm="ipm"),
     "every": dict(rounding="every"),
+    "wentges": dict(stabilization="wentges", alpha="auto"),
+    "wentges-t1": dict(stabilization="wentges", alpha="auto", threads=1),
 }
 
 

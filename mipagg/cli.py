@@ -22,6 +22,8 @@ METHOD_OPTIONS = {
     "--time-limit": ("time_limit", float, "stop after this many seconds, keeping the best "
                      "solution and certified bound so far"),
     "--max-iterations": ("max_iterations", int, "cg iteration limit"),
+    "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
+                        "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),

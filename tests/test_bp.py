@@ -43,13 +43,18 @@ def _check(r, X, k, opt):
         assert r.root_lp_bound <= r.root_cut_bound + 1e-9
 
 
+MODES = {"default": {}, "tree": TREE_ONLY,
+         "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto")}
+
+
 @settings(max_examples=40, deadline=None)
-@given(tiny(), st.sampled_from(["default", "tree"]))
+@given(tiny(), st.sampled_from(sorted(MODES)))
 def test_bp_equals_brute_force(inst, mode):
     X, k = inst
     opt, _ = optimal_partition(X, k)
-    r = branch_and_price(X, k, threads=1, **(TREE_ONLY if mode == "tree" else {}))
+    r = branch_and_price(X, k, threads=1, **MODES[mode])
     _check(r, X, k, opt)
+    assert r.stabilization == ("wentges" if mode == "wentges" else None)
 
 
 @pytest.mark.parametrize("criterion,k,size", [("random", 3, 22), ("consecutive", 4, 20),

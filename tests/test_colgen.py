@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from mipagg.api import microaggregate
 from mipagg.errors import ParameterError
 from mipagg.exact.bounds import (columns_below, gap, lagrangian_bound, neighbour_bound,
-                                 neighbour_duals)
+                                 neighbour_duals, record_bound)
 from mipagg.exact.colgen import column_generation, table2_exact_mode
 from mipagg.exact.master import set_partitioning_mip, squared_distances
 from mipagg.exact.pricing.enumeration import enumerate_reference
@@ -212,6 +212,30 @@ def test_neighbour_duals_are_dual_feasible_for_every_cluster():
         assert lam.sum() <= optimal_partition_bruteforce(X, k)[0] + 1e-12
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 9), st.sampled_from([2, 3]),
+       st.floats(-1.0, 3.0))
+def test_record_bound_brackets_every_partition(seed, n, k, scale):
+    """record_bound ≤ the brute-force optimum at any duals (random, scaled,
+    negative ones included), and every record's term is at most its exact
+    per-record minimum min_{C∋v} w̄_C/|C| (computed by enumeration)."""
+    from itertools import combinations
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, 2)).astype(float)      # ties and duplicates
+    D = squared_distances(X)
+    lam = scale * rng.uniform(0, 1, n)
+    exact = np.full(n, np.inf)
+    for eta in range(k, min(2 * k, n + 1)):
+        for c in combinations(range(n), eta):
+            rc = D[np.ix_(c, c)].sum() / (2 * eta) - lam[list(c)].sum()
+            exact[list(c)] = np.minimum(exact[list(c)], rc / eta)
+    assert record_bound(D, k, lam) <= lam.sum() + exact.sum() + 1e-9
+    assert record_bound(D, k, lam) <= optimal_partition_bruteforce(X, k)[0] + 1e-9
+    nu = neighbour_duals(D, k)
+    assert record_bound(D, k, nu) >= nu.sum() - 1e-9
+
+
 # ------------------------------------------------------------ options & API
 def test_initial_partition_is_used_and_checked():
     X = _random_X(21, 12)
@@ -231,6 +255,21 @@ def test_initial_partition_is_used_and_checked():
 def test_bad_options(bad):
     with pytest.raises(ParameterError):
         column_generation(_random_X(0, 8), 2, **bad)
+
+
+def test_auto_stabilization_is_wentges_from_k_10():
+    from mipagg.exact.colgen import WENTGES_MIN_K, _settings
+
+    def resolved(k, **kw):
+        st_ = _settings("auto", kw.pop("stabilization", "auto"), kw.pop("alpha", 0.5), True,
+                        None, None, "measured", 10, 1e-6, k)
+        return st_.stabilization, st_.auto_alpha
+    assert WENTGES_MIN_K == 10
+    assert resolved(9) == (None, False) and resolved(10) == ("wentges", True)
+    assert resolved(10, stabilization="none") == (None, False)
+    assert resolved(12, stabilization="neame") == ("neame", False)
+    r = column_generation(_random_X(3, 12), 3, stabilization="none")
+    assert r.stabilization is None
 
 
 def test_table2_rule():

@@ -93,6 +93,7 @@ class BranchAndPriceResult:
     gap_closing: str
     seconds: dict
     threads: int
+    stabilization: str | None = None
     log: list = field(default_factory=list)
 
     @property
@@ -116,7 +117,8 @@ class BranchAndPriceResult:
                 "cut_gap_closed": self.cut_gap_closed, "closed_by": self.closed_by,
                 "iterations": self.iterations, "columns": self.columns,
                 "max_depth": self.max_depth, "gap_closing": self.gap_closing,
-                "threads": self.threads, **{f"time_{k}": v for k, v in self.seconds.items()}}
+                "threads": self.threads, "stabilization": self.stabilization,
+                **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
 @dataclass(order=True)
@@ -168,7 +170,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, mip_time=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
-                     gap_tol=1e-6, verbose=False) -> BranchAndPriceResult:
+                     stabilization="auto", alpha=0.5, gap_tol=1e-6, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -191,8 +193,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         default 15 % of ``time_limit``, at most 120 s; 0 switches it off).
     mip_time : seconds for the integer master over the root's column pool
         (default: 10 % of ``time_limit``, at most 60 s; 60 s without limit).
-    max_columns, threads, lp_algorithm : as in
-        :func:`~mipagg.exact.colgen.column_generation`.
+    max_columns, threads, lp_algorithm, stabilization, alpha : as in
+        :func:`~mipagg.exact.colgen.column_generation` (every node's column
+        generation is stabilized the same way).
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -215,8 +218,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
-    settings = _settings("auto", None, 0.5, True, time_limit, None, "measured",
-                         auto_max_columns(max_columns, n, k), gap_tol)
+    settings = _settings("auto", stabilization, alpha, True, time_limit, None, "measured",
+                         auto_max_columns(max_columns, n, k), gap_tol, k)
     if node_limit is not None and (int(node_limit) != node_limit or node_limit < 1):
         raise ParameterError(f"node_limit must be a positive integer, got {node_limit!r}")
     if max_cut_rounds < 0 or (cuts_per_round is not None and cuts_per_round < 1):
@@ -444,7 +447,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         dive_steps=dive_steps,
         closed_by=closed_by if status == "optimal" else None, iterations=iterations,
         columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
-        seconds=seconds, threads=ctx.threads)
+        seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization)
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:

@@ -42,7 +42,8 @@ __all__ = ["column_generation", "ColumnGenerationResult", "IterationLog", "table
            "pricing_round", "PricingRound", "default_threads", "Rounder"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
-STABILIZATIONS = (None, "wentges", "neame")
+STABILIZATIONS = (None, "wentges", "neame", "auto")
+WENTGES_MIN_K = 10     # stabilization="auto": Wentges from this k on (docs/bench/cg_full.md)
 ROUNDINGS = ("adaptive", "every")
 
 
@@ -237,7 +238,7 @@ class Rounder:
 
 
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
-                      stabilization=None, alpha=0.5, lagrangian="auto", gap_tol=1e-6,
+                      stabilization="auto", alpha=0.5, lagrangian="auto", gap_tol=1e-6,
                       initial=None, max_columns="auto", gamma=0.2, exact_rule="measured",
                       close_gap=True, close_gap_max_columns=100_000, threads=None,
                       rounding="adaptive", lp_algorithm="auto", warm_start=None,
@@ -259,10 +260,13 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         docs/bench/cg.md).
     time_limit, max_iterations : stop early with the best partition and the
         best certified bound so far (status "time_limit"/"iteration_limit").
-    stabilization : None (default), "wentges" or "neame".  "wentges": price
-        at α·center + (1−α)·λ, center = the duals with the best Lagrangian
-        bound (before any bound, the last priced duals); on a mispricing
-        re-price at the master duals λ, so optimality is only concluded at λ.
+    stabilization : "auto" (default), None, "wentges" or "neame".  "wentges":
+        price at α·center + (1−α)·λ, center = the duals with the best
+        Lagrangian bound, at first the neighbour duals
+        (:func:`~mipagg.exact.bounds.neighbour_duals`, dual feasible, so
+        every smoothed pricing is exact pricing near a certified point); on a
+        mispricing re-price at the master duals λ, so optimality is only
+        concluded at λ.
         "neame": smoothing for the heuristic pricing only (pricing "auto" or
         "heuristic"; otherwise as "wentges" with center = the last priced
         duals): heuristic pricing at α·center + (1−α)·λ with center the
@@ -272,7 +276,10 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         exact) at λ.  alpha : smoothing weight, or "auto" (Wentges only):
         start at 0.5 and adapt it every iteration by the supergradient rule
         of Pessoa et al.  All three schemes were measured slower than no
-        stabilization on the paper instances (docs/bench/cg.md), hence off.
+        stabilization on the paper instances (docs/bench/cg.md), but on the
+        full CASC files at k = 10 only Wentges gives a useful certified bound
+        (docs/bench/cg_full.md): "auto" is Wentges with adaptive α (``alpha``
+        ignored) for k ≥ ``WENTGES_MIN_K`` = 10, no stabilization below.
     lagrangian : when an iteration calls exact pricing, price every size
         exactly so the Lagrangian bound is certified (an anytime bound under
         ``time_limit``), and stop when it is within ``gap_tol`` (relative) of
@@ -325,7 +332,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     n = X.shape[0]
     k = check_k(k, n)
     settings = _settings(pricing, stabilization, alpha, lagrangian, time_limit, max_iterations,
-                         exact_rule, auto_max_columns(max_columns, n, k), gap_tol)
+                         exact_rule, auto_max_columns(max_columns, n, k), gap_tol, k)
     if rounding not in ROUNDINGS:
         raise ParameterError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
     algorithm = _lp_algorithm(lp_algorithm, k)
@@ -405,7 +412,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         seconds={**res.seconds, "close_gap": t_close, "total": total,
                  "overrun": 0.0 if time_limit is None else max(0.0, total - time_limit)},
         gap_closing=gap_closing, integral_master=rounder.integral,
-        pricing=pricing, stabilization=stabilization, threads=ctx.threads,
+        pricing=pricing, stabilization=settings.stabilization, threads=ctx.threads,
         lp_algorithm=algorithm)
 
 
@@ -437,12 +444,19 @@ def _lp_algorithm(choice, k):
 
 
 def _settings(pricing, stabilization, alpha, lagrangian, time_limit, max_iterations,
-              exact_rule, max_columns, gap_tol) -> CGSettings:
+              exact_rule, max_columns, gap_tol, k) -> CGSettings:
     """Validate the loop options shared by ``cg`` and ``bp``."""
     if pricing not in PRICING_MODES:
         raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {pricing!r}")
+    if stabilization == "none":     # the command line's spelling of None
+        stabilization = None
     if stabilization not in STABILIZATIONS:
         raise ParameterError(f"stabilization must be one of {STABILIZATIONS}, got {stabilization!r}")
+    if stabilization == "auto":
+        if k >= WENTGES_MIN_K:
+            stabilization, alpha = "wentges", "auto"
+        else:
+            stabilization = None
     auto_alpha = isinstance(alpha, str) and alpha == "auto"
     if auto_alpha and stabilization != "wentges":
         raise ParameterError('alpha="auto" needs stabilization="wentges"')

@@ -139,7 +139,7 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
     alpha = st.alpha
     best_lb = bound_source = None
     cert = (None, None)
-    center = None
+    center = center_lb = None     # Wentges: the stability center and its certified bound
     log: list[IterationLog] = []
     t_master = t_pricing = t_round = 0.0
     it = 0
@@ -188,6 +188,8 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
             break
         lp_value = sol.value
         lam, sig = sol.duals, sol.cut_duals
+        if st.stabilization == "wentges":
+            center, center_lb = _wentges_center(ctx, center, center_lb, sig.size)
         if fixed_rows is not None:
             lam = lam.copy()
             lam[fixed_rows] = -_PROHIBITIVE * (1.0 + float(np.abs(lam).max(initial=0.0)))
@@ -235,11 +237,11 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
                 if best_lb is None or lb > best_lb:
                     best_lb, bound_source = lb, "lagrangian"
                     cert = (mu[:n].copy(), mu[n:].copy())
-                    if st.stabilization == "wentges":
-                        center = mu.copy()
+                if st.stabilization == "wentges" and lb > center_lb:
+                    center, center_lb = mu.copy(), lb
         if st.auto_alpha:
             alpha = _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n)
-        if st.stabilization == "neame" or (st.stabilization == "wentges" and best_lb is None):
+        if st.stabilization == "neame":
             center = duo_p.copy()
         t_pricing += (dt_price := time.perf_counter() - t0)
 
@@ -276,6 +278,24 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
 
 
 _PROHIBITIVE = 1e6
+
+
+def _wentges_center(ctx, center, center_lb, n_cuts):
+    """The Wentges stability center: at first the neighbour duals
+    (:func:`~mipagg.exact.bounds.neighbour_duals`, zero cut duals), which are
+    dual feasible for every node (branching only removes columns; a subset-row
+    cut with a zero dual changes no reduced cost), so the center always holds
+    a certified Lagrangian bound, ``center_lb``, and smoothing starts from a
+    point where exact pricing is cheap; padded with zero duals when cut rows
+    were added since."""
+    from .bounds import neighbour_duals
+
+    if center is None:
+        nu = neighbour_duals(ctx.D, ctx.k, ctx.edge_sums)
+        return np.concatenate([nu, np.zeros(n_cuts)]), float(nu.sum())
+    if center.size < ctx.n + n_cuts:
+        center = np.concatenate([center, np.zeros(ctx.n + n_cuts - center.size)])
+    return center, center_lb
 
 
 def _with_cuts(node_cons, cuts, n):
