@@ -187,43 +187,55 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 INTERRUPTED = 130  # 128 + SIGINT, the shell convention
+TERMINATED = 143   # 128 + SIGTERM (kill, a batch scheduler's time limit)
 
 
 class _ctrl_c:
-    """Count every Ctrl-C while a command runs, then raise as usual.
+    """Count every Ctrl-C (SIGINT) or SIGTERM while a command runs, then raise
+    KeyboardInterrupt so that partial outputs are removed as for Ctrl-C.
 
     A KeyboardInterrupt raised while a numba or ctypes callback runs is
     printed and dropped ("Exception ignored ..."), so the run would go on and
     write its outputs; :func:`_cmd_run` checks :attr:`presses` before writing
     anything and stops instead.  Installed only in the main thread and only
-    over Python's default handler (a shell may start jobs with SIGINT ignored)."""
+    over the default handlers (a shell may start jobs with SIGINT ignored)."""
 
     presses = 0
+    signum = signal.SIGINT
 
     def __enter__(self):
-        type(self).presses = 0
-        self._previous = None
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            self._previous = signal.signal(signal.SIGINT, self._handler)
+        cls = type(self)
+        cls.presses, cls.signum = 0, signal.SIGINT
+        self._previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum, default in ((signal.SIGINT, signal.default_int_handler),
+                                    (signal.SIGTERM, signal.SIG_DFL)):
+                if signal.getsignal(signum) is default:
+                    self._previous[signum] = signal.signal(signum, cls._handler)
         return self
 
     @classmethod
     def _handler(cls, signum, frame):
         cls.presses += 1
+        cls.signum = signum
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
         return False
+
+
+def interrupt_status() -> int:
+    """Exit status of a command stopped by the last signal: 130 or 143."""
+    return TERMINATED if _ctrl_c.signum == signal.SIGTERM else INTERRUPTED
 
 
 def main(argv=None) -> int:
     """Run the command; returns the exit status: 0 success, 1 a failed check
     (``verify``), 2 bad input or an output that cannot be written (one-line
-    message, no traceback), 130 interrupted (Ctrl-C; no partial output file
-    is left, the input is never touched)."""
+    message, no traceback), 130 interrupted (Ctrl-C) or 143 terminated
+    (SIGTERM): no partial output file is left, the input is never touched."""
     try:
         parser = _build_parser()
         args = parser.parse_args(argv)
@@ -239,9 +251,10 @@ def main(argv=None) -> int:
         print(f"mipagg: error:{where} {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("mipagg: interrupted; no partial output file was left and the input is "
-              "untouched", file=sys.stderr)
-        return INTERRUPTED
+        word = "terminated" if interrupt_status() == TERMINATED else "interrupted"
+        print(f"mipagg: {word}; no partial output file was left and the input is untouched",
+              file=sys.stderr)
+        return interrupt_status()
 
 
 if __name__ == "__main__":

@@ -470,3 +470,32 @@ def test_improve_options_in_toml_and_errors(tmp_path):
                                                  improve_options={"probability": 0.1})], k=(2,))
     with pytest.raises(GridError, match="does not take option"):
         bad.runs()
+
+
+def test_script_options_reach_build(tmp_path):
+    """A script's own flags (``script_main(options=...)``) reach ``build``;
+    the bp_optimality plan honours --full and --max-size."""
+    import importlib.util
+    from pathlib import Path
+
+    from mipagg.experiments.scripting import script_main
+
+    seen = {}
+
+    def build(data, quick, full=False, max_size=None):
+        seen.update(full=full, max_size=max_size)
+        return []
+    opts = {"--full": dict(action="store_true"), "--max-size": dict(type=int, default=None)}
+    assert script_main("t", "", build, lambda df, out, stem: [], argv=["--full", "--max-size",
+                       "100", "--out", str(tmp_path)], needs_data=False, options=opts) == 0
+    assert seen == {"full": True, "max_size": 100}
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bp_optimality.py"
+    spec = importlib.util.spec_from_file_location("bp_optimality", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    grids = mod.build(tmp_path, False, full=True, max_size=100)
+    assert len(grids) == 1 and grids[0].k == (3, 4, 5)
+    assert {s.sizes for s in grids[0].instances} == {(30, 50, 100)}
+    assert all(s.count == 5 for s in grids[0].instances)
+    assert [g.k for g in mod.build(tmp_path, False, max_size=50)] == [(3, 4, 5)]

@@ -261,7 +261,11 @@ def test_odd_but_legal_files(tmp_path, name, raw, columns):
 
 # ------------------------------------------------- Ctrl-C during a long run
 
-def test_sigint_during_a_long_cg_run(tmp_path):
+@pytest.mark.parametrize("signum,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                                (signal.SIGTERM, 143, "terminated")])
+def test_signal_during_a_long_cg_run(tmp_path, signum, code, word):
+    """Ctrl-C (SIGINT) and SIGTERM (kill, a scheduler's limit) during cg: one
+    line, exit 128 + signal, no output or temporary file, the input intact."""
     rng = np.random.default_rng(1)
     path = tmp_path / "big.csv"
     np.savetxt(path, rng.normal(size=(600, 4)), delimiter=",", header="a,b,c,d", comments="")
@@ -275,10 +279,10 @@ def test_sigint_during_a_long_cg_run(tmp_path):
     time.sleep(3.0)
     if proc.poll() is not None:
         pytest.skip("the cg run finished before the signal could be sent")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err and out == ""
+    assert proc.returncode == code, err
+    assert "Traceback" not in err and word in err and out == ""
     assert leftovers(tmp_path, {"big.csv"}) == set()  # no output, no temporary file
     assert digest(path) == before
 

@@ -59,13 +59,18 @@ def _parser(name: str, description: str) -> argparse.ArgumentParser:
 
 
 def script_main(name: str, description: str, build: Callable, report: Callable,
-                argv=None, needs_data: bool = True) -> int:
+                argv=None, needs_data: bool = True, options: dict | None = None) -> int:
     """Run a paper-style script.
 
-    ``build(data_dir, quick) -> list[Grid]``; ``report(df, out_dir, stem) ->
-    list[Table]`` (it may also draw figures into ``out_dir``).
+    ``build(data_dir, quick, **options) -> list[Grid]``; ``report(df, out_dir,
+    stem) -> list[Table]`` (it may also draw figures into ``out_dir``).
+    ``options``: the script's own flags, ``{"--flag": argparse keywords}``;
+    their values reach ``build`` as keyword arguments.
     """
-    args = _parser(name, description).parse_args(argv)
+    ap = _parser(name, description)
+    dests = [ap.add_argument(flag, **spec).dest for flag, spec in (options or {}).items()]
+    args = ap.parse_args(argv)
+    own = {dest: getattr(args, dest) for dest in dests}
     if needs_data and (args.data_dir is None or not Path(args.data_dir).is_dir()):
         print(f"{name}: data directory not found ({args.data_dir}); give it as the first "
               "argument", file=sys.stderr)
@@ -76,7 +81,7 @@ def script_main(name: str, description: str, build: Callable, report: Callable,
     db = args.db or out / f"{stem}.sqlite"
     started = datetime.now(timezone.utc)
     with ResultStore(db) as store:
-        for grid in build(Path(args.data_dir) if args.data_dir else None, args.quick):
+        for grid in build(Path(args.data_dir) if args.data_dir else None, args.quick, **own):
             outcome = run_grid(grid, store, jobs=args.jobs, scheduler=args.scheduler,
                                progress=not args.quiet)
             print(f"{grid.name}: {outcome.line()}", file=sys.stderr)
