@@ -16,7 +16,8 @@ from mipagg.subsets import subset
 
 from _bruteforce import optimal_partition
 
-TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0)
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+NODE_CLOSING = dict(cuts=False, close_gap=False, mip_time=0)    # the tree + node gap closing
 
 
 @st.composite
@@ -43,7 +44,7 @@ def _check(r, X, k, opt):
         assert r.root_lp_bound <= r.root_cut_bound + 1e-9
 
 
-MODES = {"default": {}, "tree": TREE_ONLY,
+MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
          "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto")}
 
 
@@ -75,6 +76,18 @@ def test_the_tree_is_searched_when_cuts_and_gap_closing_are_off(census):
     opt = ref[0]
     _check(r, s.X, 3, opt)
     assert r.nodes > 1 and r.closed_by == "tree" and r.max_depth >= 1
+
+
+def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
+    s = subset(census, 24, "random", 0)
+    opt = set_partitioning(s.X, 3, integral=True)[0]
+    tree = branch_and_price(s.X, 3, **TREE_ONLY)
+    r = branch_and_price(s.X, 3, **NODE_CLOSING)
+    _check(r, s.X, 3, opt)
+    assert tree.node_closings == 0
+    assert r.node_closings >= r.nodes_enumerated >= 1
+    assert r.nodes < tree.nodes
+    assert r.summary()["nodes_enumerated"] == r.nodes_enumerated
 
 
 def test_cuts_raise_the_root_bound(census):

@@ -19,7 +19,9 @@ at every node of a search tree:
 * **Gap closing at the root.** Every cluster whose reduced cost (cut
   penalties included) at the certified duals is below UB − LB is enumerated
   and the integer master over them is solved (as in ``cg``): on success the
-  incumbent is optimal without a tree.
+  incumbent is optimal without a tree.  The same at tree nodes whose gap is
+  small enough (:func:`_close_node`, with the node's branching pairs): a
+  success closes the node's whole subtree.
 * **Tree.** Ryan–Foster branching (Ryan & Foster 1981; Barnhart, Johnson,
   Nemhauser, Savelsbergh & Vance 1998) on the record pair whose weight
   z_ij = Σ_{C∋i,j} x_C is most fractional: one child keeps i and j
@@ -94,6 +96,8 @@ class BranchAndPriceResult:
     seconds: dict
     threads: int
     stabilization: str | None = None
+    node_closings: int = 0          # gap closings tried at tree nodes
+    nodes_enumerated: int = 0       # nodes closed by them
     log: list = field(default_factory=list)
 
     @property
@@ -118,6 +122,7 @@ class BranchAndPriceResult:
                 "iterations": self.iterations, "columns": self.columns,
                 "max_depth": self.max_depth, "gap_closing": self.gap_closing,
                 "threads": self.threads, "stabilization": self.stabilization,
+                "node_closings": self.node_closings, "nodes_enumerated": self.nodes_enumerated,
                 **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
@@ -169,8 +174,10 @@ def _integral(sol, eps=1e-6) -> bool:
 def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cuts=True,
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
-                     close_gap_time=None, mip_time=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
-                     stabilization="auto", alpha=0.5, gap_tol=1e-6, verbose=False) -> BranchAndPriceResult:
+                     close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
+                     dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
+                     stabilization="auto", alpha=0.5, gap_tol=1e-6,
+                     verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -189,6 +196,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         the root and solve the integer master over them (at most
         ``close_gap_max_columns`` clusters) within ``close_gap_time`` seconds
         (default: a quarter of ``time_limit``; no own limit without one).
+    node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
+        at most this many clusters per node (0 switches it off).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 120 s; 0 switches it off).
     mip_time : seconds for the integer master over the root's column pool
@@ -264,7 +273,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         return lb is not None and lb >= cutoff()
 
     seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-               "tree": 0.0}
+               "tree": 0.0, "node_close": 0.0}
     iterations = 0
 
     def run_node(cons, start_bound, depth):
@@ -374,6 +383,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     t0 = time.perf_counter()
     nodes, max_depth, ident = 1, 0, 0
     heap: list[_Node] = []
+    # node gap closing is tried where a node's gap is below enum_gap[0]: at first
+    # the root's gap, lowered after each failure, raised after each success
+    enum_gap = [rounder.best_sse - root_bound]
+    node_closings = [0, 0]                  # failed, succeeded
     status = None
     if root_res.stop.reason == "time_limit" or (deadline is not None
                                                  and time.perf_counter() >= deadline):
@@ -411,13 +424,32 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
             break
         if bound >= cutoff() or res.solution is None:
             continue
+        if node_close_max_columns and res.stop.reason == "converged" and \
+                rounder.best_sse - res.stop.bound <= enum_gap[0]:
+            t1 = time.perf_counter()
+            outcome, node_bound = _close_node(
+                D, X, k, master, res.stop, node, rounder, tol_abs, node_close_max_columns,
+                deadline, ctx)
+            seconds["node_close"] += time.perf_counter() - t1
+            node_closings[outcome == "optimal"] += 1
+            g = rounder.best_sse - res.stop.bound
+            if outcome == "optimal":
+                enum_gap[0] = max(enum_gap[0], 1.25 * g)
+                continue
+            if outcome in ("too_many_columns", "too_many_nodes"):
+                enum_gap[0] = 0.8 * g
+            if node_bound is not None:
+                bound = max(bound, node_bound)
+                if bound >= cutoff():
+                    continue
         pair = branching_pair(master.columns[:res.solution.x.size], res.solution.x, n)
         if pair is None:      # integral (offered above) or artificial: nothing below
             continue
         for child in _children(pair, node.together, node.apart, bound, node.depth + 1, ident):
             heapq.heappush(heap, child)
         ident += 2
-        progress.update(nodes=nodes, open=len(heap), lb=_global_bound(heap, rounder.best_sse),
+        progress.update(nodes=nodes, open=len(heap), enumerated=node_closings[1],
+                        lb=_global_bound(heap, rounder.best_sse),
                         ub=rounder.best_sse,
                         gap=gap(rounder.best_sse, _global_bound(heap, rounder.best_sse)))
     master.set_allowed(None)
@@ -447,7 +479,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         dive_steps=dive_steps,
         closed_by=closed_by if status == "optimal" else None, iterations=iterations,
         columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
-        seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization)
+        seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
+        node_closings=sum(node_closings), nodes_enumerated=node_closings[1])
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:
@@ -568,12 +601,37 @@ def separate_cuts(master, sol, n, max_cuts, min_violation):
     return [t for t, _ in found]
 
 
-def _cut_constraints(master, n, cut_duals):
-    """Pricing constraints carrying the cut penalties −σ at ``cut_duals``."""
-    if not master.cuts or cut_duals is None or cut_duals.size == 0:
+def _cut_constraints(master, n, cut_duals, together=(), apart=()):
+    """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
+    a node's branching pairs)."""
+    if (not master.cuts or cut_duals is None or cut_duals.size == 0) and \
+            not together and not apart:
         return None
-    return PricingConstraints.build(
-        n, cuts=[(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)])
+    cuts = [] if cut_duals is None else \
+        [(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)]
+    return PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
+
+
+def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx):
+    """Gap closing at a tree node (route enumeration in the spirit of Baldacci,
+    Christofides & Mingozzi 2008): at the duals where the node's column
+    generation converged (bound L), every cluster of a partition of the node's
+    subtree cheaper than the incumbent UB has a reduced cost (cut penalties
+    included) below UB − L; the allowed ones are enumerated and the integer
+    master over them and the incumbent's groups is solved.  Returns
+    (outcome, bound): outcome "optimal" when the subtree is closed (the MIP's
+    partition offered to ``rounder``), else why not; bound a lower bound for
+    the subtree proved by a time-limited MIP, or None.  Costs one enumeration
+    per size (at most ``max_columns`` clusters in all) plus one MIP."""
+    cons = _cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
+    outcome, opt, bound = _close_gap(D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs,
+                                     rounder.best, max_columns, deadline, constraints=cons,
+                                     ctx=ctx)
+    if opt is not None:
+        rounder.offer(opt)
+    if outcome == "optimal" or bound is None:
+        return outcome, None
+    return outcome, min(bound, rounder.best_sse)
 
 
 def _pool_mip(master, rounder, X, k, budget):
