@@ -22,15 +22,22 @@ def partitions(draw, max_n=30):
     p = draw(st.integers(1, 3))
     X = np.array(draw(st.lists(st.integers(0, 5), min_size=n * p, max_size=n * p)),
                  float).reshape(n, p)
+    return X, k, Partition(_random_blocks(draw, n, k, always_split=True), X)
+
+
+def _random_blocks(draw, n, k, always_split):
+    """Labels of a random k-feasible partition of n records: a random order cut
+    into blocks of ≥ k (every possible cut made when ``always_split``, so no
+    block reaches 2k; else each cut drawn, so blocks of any size ≥ k)."""
     perm = np.array(draw(st.permutations(range(n))))
     cuts, pos = [], 0
-    while n - pos >= 2 * k:
+    while n - pos >= 2 * k and (always_split or draw(st.booleans())):
         pos += draw(st.integers(k, n - pos - k))
         cuts.append(pos)
     labels = np.empty(n, int)
     for g, block in enumerate(np.split(perm, cuts)):
         labels[block] = g
-    return X, k, Partition(labels, X)
+    return labels
 
 
 def brute_sse_change(X, labels, changes):
@@ -283,15 +290,7 @@ def partitions_with_large_groups(draw, max_n=40):
     p = draw(st.integers(1, 3))
     X = np.array(draw(st.lists(st.integers(0, 3), min_size=n * p, max_size=n * p)),
                  float).reshape(n, p)
-    perm = np.array(draw(st.permutations(range(n))))
-    cuts, pos = [], 0
-    while n - pos >= 2 * k and draw(st.booleans()):
-        pos += draw(st.integers(k, n - pos - k))
-        cuts.append(pos)
-    labels = np.empty(n, int)
-    for g, block in enumerate(np.split(perm, cuts)):
-        labels[block] = g
-    return X, k, Partition(labels, X)
+    return X, k, Partition(_random_blocks(draw, n, k, always_split=False), X)
 
 
 @settings(max_examples=60, deadline=None)
