@@ -199,7 +199,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
         at most this many clusters per node (0 switches it off).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
-        default 15 % of ``time_limit``, at most 120 s; 0 switches it off).
+        default 15 % of ``time_limit``, at most 600 s, 120 s without a limit;
+        0 switches it off).
     mip_time : seconds for the integer master over the root's column pool
         (default: 10 % of ``time_limit``, at most 60 s; 60 s without limit).
     max_columns, threads, lp_algorithm, stabilization, alpha : as in
@@ -238,7 +239,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     if mip_time is None:
         mip_time = 60.0 if time_limit is None else min(60.0, 0.1 * float(time_limit))
     if dive_time is None:
-        dive_time = 120.0 if time_limit is None else min(120.0, 0.15 * float(time_limit))
+        dive_time = 120.0 if time_limit is None else min(600.0, 0.15 * float(time_limit))
     if close_gap_time is None and time_limit is not None:
         close_gap_time = 0.25 * float(time_limit)
     cuts_per_round = max(20, n // 5) if cuts_per_round is None else int(cuts_per_round)
