@@ -2,13 +2,16 @@
 in the same run, with an ablation of its parts; and ``bp`` on the full files.
 
     .venv/bin/python benchmarks/bench_bp.py [--quick] [--time-limit S] [--sizes 50,100,200]
+        [--criteria random,norm] [--indices 0] [--configs bp,bp-nonode]
     .venv/bin/python benchmarks/bench_bp.py --full [--ks 3,5] [--time-limit 3600]
 
 Instances: :func:`mipagg.subsets.subset` of Census and Tarragona (criteria
-"random" and "norm", subset 0, seed 0), k = 3, 4, 5 (``--quick``: n = 50,
-k = 3).  Configurations, each with one pricing thread:
+"random" and "norm", subset 0, seed 0, unless ``--criteria``/``--indices``
+say otherwise), k = 3, 4, 5 (``--quick``: n = 50, k = 3).  Configurations,
+each with one pricing thread:
 
-* ``bp``          defaults (cuts, root gap closing, pool MIP, tree);
+* ``bp``          defaults (cuts, root and node gap closing, pool MIP, tree);
+* ``bp-nonode``   without gap closing at tree nodes;
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``cg+close``    column generation to the LP bound, then gap closing.
@@ -40,9 +43,12 @@ DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 CONFIGS = {
     "bp": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1),
+    "bp-nonode": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                   node_close_max_columns=0),
     "bp-nocuts": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False),
     "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
-                                                 close_gap=False, mip_time=0),
+                                                 close_gap=False, mip_time=0,
+                                                 node_close_max_columns=0),
     "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
                                                    close_gap=True),
 }
@@ -63,15 +69,16 @@ def row(name, inst, k, cfg, r, seconds):
             f"{_fmt(None if share is None else 100 * share, 1)} | {_fmt(r.gap, 3)} |")
 
 
-def subsets_bench(data, sizes, ks, configs, time_limit):
+def subsets_bench(data, sizes, ks, configs, time_limit, criteria=("random", "norm"),
+                  indices=(0,)):
     print("| instance | n | k | config | proven | s | nodes | root LP | root+cuts | "
           "cuts close % | gap % |")
     print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
     totals = {c: [0.0, 0] for c in configs}
     for size in sizes:
         for name in ("census", "tarragona"):
-            for crit in ("random", "norm"):
-                inst = subset(data[name], size, crit, 0)
+            for crit, index in ((c, i) for c in criteria for i in indices):
+                inst = subset(data[name], size, crit, index)
                 for k in ks:
                     for cfg in configs:
                         t0 = time.perf_counter()
@@ -112,6 +119,8 @@ def main(argv=None):
     ap.add_argument("--sizes", default="50,100,200")
     ap.add_argument("--ks", default=None)
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--criteria", default="random,norm", help="subset criteria")
+    ap.add_argument("--indices", default="0", help="subset indices per criterion")
     args = ap.parse_args(argv)
     data = {n: read_csv(DATA / f"{n}.csv") for n in ("census", "tarragona")}
     print(f"machine: {machine()}")
@@ -123,7 +132,8 @@ def main(argv=None):
     sizes = [50] if args.quick else [int(v) for v in args.sizes.split(",")]
     ks = [3] if args.quick else [int(v) for v in (args.ks or "3,4,5").split(",")]
     configs = args.configs.split(",")
-    subsets_bench(data, sizes, ks, configs, args.time_limit or (60.0 if args.quick else 600.0))
+    subsets_bench(data, sizes, ks, configs, args.time_limit or (60.0 if args.quick else 600.0),
+                  args.criteria.split(","), [int(v) for v in args.indices.split(",")])
     return 0
 
 

@@ -19,7 +19,7 @@ from mipagg.exact.pricing.enumeration import enumeration_pricing
 from mipagg.exact.pricing.heuristic import heuristic_pricing
 from mipagg.exact.pricing._common import reduced_cost
 from mipagg.exact.pricing.rounds import PricingContext, pricing_round
-from mipagg.exact.pricing.search import SearchSpace, search_clusters, search_sizes
+from mipagg.exact.pricing.search import SearchSpace, search_clusters
 
 
 def _reduced_cost(D, lam, cuts, c):
@@ -212,50 +212,12 @@ def test_master_node_mask_agrees_with_the_pricing_constraints(problem):
     assert holding == {j for j, c in enumerate(mp.columns) if 0 in c or 1 in c}
 
 
-@settings(max_examples=60, deadline=None)
-@given(node_problem(), st.sampled_from([1, 2]))
-def test_several_sizes_at_once_equal_separate_searches(problem, threads):
-    """search_sizes (one work queue over sizes, shared by the threads) gives
-    every size the minimum and the best pool of a separate search, under
-    branching pairs and cut penalties."""
-    D, lam, _, together, apart, cuts = problem
-    n = D.shape[0]
-    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
-    etas = [e for e in (5, 4, 3, 2) if e <= n]
-    spaces = [SearchSpace.build(D, e) for e in etas]
-    done = []
-    outs = search_sizes(spaces, lam, cons, max_columns=3, floor=0.0, threads=threads,
-                        on_complete=lambda i, m: done.append((i, m)))
-    assert sorted(i for i, _ in done) == list(range(len(etas)))
-    for space, out, (i, pooled) in zip(spaces, outs, sorted(done)):
-        alone = search_clusters(space, lam, cons, max_columns=3, floor=0.0)
-        assert out.status == "complete" and out.min_exact == alone.min_exact
-        assert out.min_rc == alone.min_rc or out.min_rc == pytest.approx(alone.min_rc, abs=1e-9)
-        assert np.sort(out.costs) == pytest.approx(np.sort(alone.costs), abs=1e-9)
-        assert pooled >= len(out.costs)
-        brute = [_reduced_cost(D, lam, cuts, c)
-                 for c in itertools.combinations(range(n), space.eta)
-                 if _allowed(c, together, apart)]
-        if out.min_exact:
-            assert out.min_rc == pytest.approx(min(brute), abs=1e-9)
-        elif out.min_rc is not None and brute:
-            assert min(brute) >= -1e-9
-
-
-def test_a_stopped_multi_size_search_reports_every_size_unfinished():
-    D = squared_distances(np.random.default_rng(3).normal(size=(30, 2)))
-    lam, cons = np.full(30, 2.0), PricingConstraints.none(30)
-    spaces = [SearchSpace.build(D, e) for e in (5, 4, 3)]
-    outs = search_sizes(spaces, lam, cons, floor=0.0, threads=2, stop=lambda: True)
-    assert [o.status for o in outs] == ["time_limit"] * 3
-    assert all(o.min_rc is None for o in outs)
-
-
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(["enumeration", "auto"]))
 def test_a_parallel_pricing_round_equals_the_sequential_one(seed, mode):
-    """threads = 2 prices the exact phase's sizes together; the certified
-    minima per size and the columns are those of the one-thread round."""
+    """threads = 2 splits each size's search between two threads; the
+    certified minima per size and the columns are those of the one-thread
+    round."""
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(9, 20)), int(rng.integers(2, 4))
     D = squared_distances(rng.integers(0, 4, size=(n, 2)).astype(float))

@@ -17,9 +17,9 @@ import itertools
 import numpy as np
 from numba import njit
 
-from ._common import Clock, PricingResult, reduced_cost, sorted_result, start_pricing
+from ._common import PricingResult, reduced_cost, sorted_result, start_pricing
 
-__all__ = ["enumeration_pricing", "enumeration_pricing_sizes", "enumerate_reference"]
+__all__ = ["enumeration_pricing", "enumerate_reference"]
 
 def enumerate_reference(D, duals, eta):
     """All clusters of size η with their reduced costs, by itertools
@@ -94,39 +94,7 @@ def enumeration_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
     out = search_clusters(space, duals, cons, mode="best", max_columns=max_columns, tol=tol,
                           floor=floor, forbidden=forbidden_table(banned, eta) if banned else None,
                           deadline=deadline, threads=threads)
-    return _result(D, duals, eta, cons, out, clock, max_columns, tol)
-
-
-def enumeration_pricing_sizes(D, duals, etas, spaces, constraints, *, max_columns=10,
-                              deadline=None, tol=1e-9, floor=None, threads=1, stop=None,
-                              on_complete=None) -> list[PricingResult]:
-    """:func:`enumeration_pricing` at several sizes ``etas`` at once, on one
-    queue of work shared by ``threads`` threads
-    (:func:`.search.search_sizes`): one result per size, each what a
-    separate call would return.  ``spaces``: the prebuilt search space of each
-    size; ``deadline`` a ``time.perf_counter()`` value; ``stop()`` and
-    ``on_complete(i, n_pooled)`` as in :func:`.search.search_sizes`.  D and
-    the duals are trusted (validated by the caller).  Worst case the sum of
-    the separate calls over ``threads``."""
-    from .search import search_sizes
-
-    D = np.ascontiguousarray(D, dtype=float)
-    duals = np.ascontiguousarray(duals, dtype=float).ravel()
-    clock = Clock(None)
-    outs = search_sizes(spaces, duals, constraints, mode="best", max_columns=max_columns,
-                        tol=tol, floor=floor, deadline=deadline, threads=threads, stop=stop,
-                        on_complete=on_complete)
-    results = []
-    for eta, out in zip(etas, outs):
-        r = _result(D, duals, int(eta), constraints, out, clock, max_columns, tol)
-        r.seconds = out.seconds
-        results.append(r)
-    return results
-
-
-def _result(D, duals, eta, cons, out, clock, max_columns, tol) -> PricingResult:
-    """PricingResult of a search outcome, the costs recomputed with the
-    plain formula (so they do not depend on the summation order)."""
+    # recompute with the plain formula so reported costs do not depend on summation order
     found = {tuple(c.tolist()): reduced_cost(D, duals, c, eta) + cons.penalty(c)
              for c in out.columns}
     found = {c: v for c, v in found.items() if v < -tol}

@@ -42,19 +42,15 @@ class PricingContext:
     once, the prefix sums of every record's sorted edges (O(n² + n k log k),
     shared by all sizes), one :class:`~.search.SearchSpace` per size, the
     negative-column tolerance ``tol`` = 1e-9·max(1, max D) and ``threads``
-    for the exact search.  ``share_sizes``: with several threads, the sizes
-    of a round's exact phase share one work queue (default; measured in
-    docs/bench/cg_full.md) rather than being searched one after the other,
-    each split between the threads."""
+    for the exact search."""
 
-    def __init__(self, D, k: int, *, threads: int = 1, share_sizes: bool = True):
+    def __init__(self, D, k: int, *, threads: int = 1):
         n = D.shape[0]
         D, _, _ = check_pricing_input(D, np.zeros(n), min(2, n))
         self.D = D
         self.n = n
         self.k = int(k)
         self.threads = max(1, int(threads))
-        self.share_sizes = bool(share_sizes)
         self.tol = 1e-9 * max(1.0, float(D.max(initial=0.0)))
         self.sizes = [eta for eta in range(k, 2 * k) if eta <= n]
         self._edge_sums = edge_prefix_sums(D, 2 * k - 2) if n > 1 else np.zeros((n, 2 * k - 1))
@@ -114,6 +110,7 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
     found are kept, ``swept`` False) rather than the round.  Costs one
     pricing call per size tried (exponential worst case when exact).
     """
+    from . import exact_mode
     from .enumeration import enumeration_pricing
     from .heuristic import heuristic_pricing
 
@@ -149,22 +146,15 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                                     constraints=cons, checked=True)
             found = list(res.columns)
         if not found and mode != "heuristic":
-            routine = _routine(mode, exact_rule, n, eta)
+            if mode != "auto":
+                routine = mode
+            elif exact_rule == "table2":
+                routine = table2_exact_mode(n, eta)
+            else:
+                routine = exact_mode(n, eta)
             if deadline is not None:
                 left = max(deadline - time.perf_counter(), 1e-3)
             own_limit = False
-            rest = [e for e in range(eta, 2 * k) if e <= n]
-            if (complete and ctx.threads > 1 and ctx.share_sizes and not went_exact
-                    and len(rest) > 1
-                    and all(_routine(mode, exact_rule, n, e) == "enumeration" for e in rest)):
-                # the whole exact phase at once, the sizes sharing the threads
-                _exact_sizes_together(ctx, duals, rest, cons, out, max_columns=max_columns,
-                                      deadline=deadline, sweep_budget=sweep_budget)
-                for e in range(eta, 2 * k):
-                    if e > n:
-                        out.min_reduced_costs[e] = np.inf
-                        out.exact_sizes.add(e)
-                break
             if sweeping:
                 sweep_left = max(sweep_end - time.perf_counter(), 1e-3)
                 own_limit = left is None or sweep_left < left
@@ -198,51 +188,3 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
             break
     out.seconds = time.perf_counter() - t0
     return out
-
-
-def _routine(mode, exact_rule, n, eta) -> str:
-    """The exact routine of size η: ``mode`` itself unless "auto", then
-    seed 001 Table 2 or the measured rule (:func:`mipagg.exact.pricing.exact_mode`)."""
-    from . import exact_mode
-
-    if mode != "auto":
-        return mode
-    return table2_exact_mode(n, eta) if exact_rule == "table2" else exact_mode(n, eta)
-
-
-def _exact_sizes_together(ctx, duals, sizes, cons, out, *, max_columns, deadline,
-                          sweep_budget):
-    """Price ``sizes`` exactly in one multi-size search on ``ctx.threads``
-    threads (:func:`~.enumeration.enumeration_pricing_sizes`, the largest
-    size first) and record the results in ``out``, with the semantics of the
-    sequential loop: the run's ``deadline`` ends the round (``timed_out``);
-    once a size has finished with columns, the others get ``sweep_budget``
-    more seconds, after which they are abandoned (``swept`` False, the
-    columns found kept, no bound at these duals).  One thread per size where
-    sizes are left, several on one size at the end (issue 8)."""
-    from .enumeration import enumeration_pricing_sizes
-
-    order = sorted(sizes, reverse=True)
-    sweep = {"end": None}
-
-    def on_complete(_i, n_pooled):
-        if n_pooled and sweep_budget is not None and sweep["end"] is None:
-            sweep["end"] = time.perf_counter() + sweep_budget
-
-    def stop():
-        return sweep["end"] is not None and time.perf_counter() >= sweep["end"]
-
-    results = enumeration_pricing_sizes(ctx.D, duals, order, [ctx.space(e) for e in order],
-                                        cons, max_columns=max_columns, deadline=deadline,
-                                        tol=ctx.tol, floor=0.0, threads=ctx.threads,
-                                        stop=stop, on_complete=on_complete)
-    for eta, res in sorted(zip(order, results), key=lambda er: er[0]):
-        out.columns.extend(res.columns)
-        if res.exact and res.status == "optimal":
-            m = res.min_reduced_cost
-            out.min_reduced_costs[eta] = np.inf if m is None else float(min(m, 0.0))
-            out.exact_sizes.add(eta)
-        elif sweep["end"] is not None and (deadline is None or sweep["end"] < deadline):
-            out.swept = False          # the sweep's own budget, not the run's
-        else:
-            out.timed_out = True

@@ -42,12 +42,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-__all__ = ["SearchSpace", "search_clusters", "search_sizes", "SearchOutcome"]
+__all__ = ["SearchSpace", "search_clusters", "SearchOutcome"]
 
 _SLICE = 4_000   # node expansions between two clock checks (~10-50 ms at n = 1000)
 
@@ -490,187 +490,92 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
     root's children between threads.  ``deadline``: a ``time.perf_counter()``
     value, checked between slices.  Worst case O(C(n, η)·n log n).
     """
-    return search_sizes([space], lam, cons, mode=mode, max_columns=max_columns,
-                        threshold=threshold, floor=floor, tol=tol,
-                        forbidden=None if forbidden is None else [forbidden],
-                        deadline=deadline, threads=threads, max_nodes=max_nodes,
-                        collect_cap=collect_cap)[0]
-
-
-@dataclass
-class _SizeTask:
-    """One size of :func:`search_sizes`: its root, its chunks of root
-    children, the values its threads share to prune, its workers (one per
-    thread that took a chunk) and how far it got."""
-
-    space: SearchSpace
-    root_cand: np.ndarray
-    root_keys: np.ndarray
-    chunks: list
-    fb: tuple
-    possible: bool
-    shared_best: np.ndarray = field(default_factory=lambda: np.array([np.inf, np.inf]))
-    workers: list = field(default_factory=list)
-    status: str = "complete"
-    done: int = 0
-    nodes: int = 0
-    seconds: float = 0.0
-
-    @property
-    def finished(self) -> bool:
-        return self.done == len(self.chunks)
-
-
-def search_sizes(spaces, lam, cons, *, mode="best", max_columns=10, threshold=None,
-                 floor=None, tol=1e-9, forbidden=None, deadline=None, threads=1,
-                 max_nodes=None, collect_cap=200_000, stop=None,
-                 on_complete=None) -> list[SearchOutcome]:
-    """:func:`search_clusters` for several sizes at once (one
-    :class:`SearchSpace` each, same duals and constraints), on one queue of
-    root-children chunks shared by ``threads`` threads: the first chunk of
-    every size in the order given (put the costliest first), then the other
-    chunks size by size.  A thread thus starts a size of its own before it
-    helps with another's chunks, by which time that size's pool threshold
-    prunes well; no thread idles while a chunk is left (issue 8, parallel
-    pricing).  Each size keeps its own pool and minimum, so the outcomes are
-    those of separate calls.
-
-    ``forbidden``: one table per size, or None.  ``stop()``: a callable
-    polled with the clock between slices; True stops every unfinished size
-    (status "time_limit"), like ``deadline``.  ``on_complete(i, n_pooled)``:
-    called (under the queue lock) when size ``spaces[i]`` has finished, with
-    the number of columns below −tol in its pools.  Returns one
-    :class:`SearchOutcome` per size, in the order of ``spaces``.
-    """
     from .enumeration import forbidden_table
 
     t0 = time.perf_counter()
-    n = spaces[0].D.shape[0] if spaces else 0
+    D = space.D
+    n = D.shape[0]
+    eta = space.eta
     lam = np.ascontiguousarray(lam, dtype=float)
     collect = mode == "collect"
     fixed_thr = float(threshold) if collect else (np.inf if floor is None else float(floor))
+    fb_hash, fb_rows = forbidden if forbidden is not None else forbidden_table(set(), eta)
+    empty_cols = np.zeros((0, eta), dtype=np.int64)
+    if not cons.feasible or eta > n:
+        return SearchOutcome("complete", None, None, empty_cols, np.zeros(0), 0,
+                             time.perf_counter() - t0)
     root_thr = fixed_thr if collect else np.inf
-    n_cuts = cons.cut_rows.shape[0]
-    sizes = []
-    for i, space in enumerate(spaces):
-        fb = forbidden[i] if forbidden is not None and forbidden[i] is not None \
-            else forbidden_table(set(), space.eta)
-        possible = cons.feasible and space.eta <= n
-        if possible:
-            cand, keys = _root(space, lam, cons, root_thr)
-        else:       # no allowed cluster of this size: nothing to search
-            cand, keys = np.zeros(0, dtype=np.int64), np.zeros(0)
-        sizes.append(_SizeTask(space, cand, keys, _chunks(cand.size, threads), fb, possible))
-    tasks = [(i, s.chunks[0]) for i, s in enumerate(sizes) if s.chunks]
-    tasks += [(i, c) for i, s in enumerate(sizes) for c in s.chunks[1:]]
+    root_cand, root_keys = _root(space, lam, cons, root_thr)
+    shared_best = np.array([np.inf, np.inf])   # least minimum; least full-pool worst
+    chunks = _chunks(root_cand.size, threads)
     lock = threading.Lock()
-    state = {"next": 0, "stopped": False}
+    state = {"next": 0, "status": "complete", "nodes": 0}
+    n_cuts = cons.cut_rows.shape[0]
+    workers = [_Worker(space, n, max_columns, collect_cap if collect else 1, n_cuts)
+               for _ in range(max(1, threads))]
 
-    def halted() -> bool:
-        return (deadline is not None and time.perf_counter() >= deadline) or \
-            (stop is not None and bool(stop()))
-
-    def halt():            # under the lock
-        state["stopped"] = True
-        for s in sizes:
-            if s.status == "complete" and not s.finished:
-                s.status = "time_limit"
-
-    def finish_chunk(i):   # under the lock
-        s = sizes[i]
-        s.done += 1
-        if s.finished and s.status == "complete":
-            s.seconds = time.perf_counter() - t0
-            if on_complete is not None:
-                on_complete(i, int(sum(w.pool_size[0] for w in s.workers)))
-
-    def work():
-        mine: dict[int, _Worker] = {}
+    def work(w: _Worker):
         while True:
             with lock:
-                while state["next"] < len(tasks) and \
-                        sizes[tasks[state["next"]][0]].status != "complete":
-                    state["next"] += 1
-                if state["stopped"] or state["next"] >= len(tasks):
+                if state["status"] != "complete" or state["next"] >= len(chunks):
                     return
-                if halted():
-                    halt()
-                    return
-                i, (lo, hi) = tasks[state["next"]]
+                lo, hi = chunks[state["next"]]
                 state["next"] += 1
-                s = sizes[i]
-                if i not in mine:
-                    mine[i] = _Worker(s.space, n, max_columns, collect_cap if collect else 1,
-                                      n_cuts)
-                    s.workers.append(mine[i])
-            w = mine[i]
-            w.start(s.root_cand, s.root_keys, lo)
+            w.start(root_cand, root_keys, lo)
             while True:
-                code = _search(s.space.D, lam, s.space.H, s.space.eta, cons.comp_of,
-                               cons.comp_start, cons.comp_members, cons.apart_start,
-                               cons.apart_idx, cons.cut_start, cons.cut_idx, cons.mu, w.cand,
-                               w.keys, w.acc, w.poslook, w.ncand, w.pos, w.rcs, w.msize,
-                               w.members, w.level, w.cutcnt, w.banned, w.mark, w.stamp,
-                               w.buf_u, w.buf_k, w.leaf, hi, 1 if collect else 0, fixed_thr,
-                               s.shared_best, w.my_best, w.my_best_members, w.pool_rc,
-                               w.pool_members, w.pool_size, w.pool_worst, s.fb[0], s.fb[1],
-                               float(tol), w.out, w.out_count, _SLICE)
+                code = _search(D, lam, space.H, eta, cons.comp_of, cons.comp_start,
+                               cons.comp_members, cons.apart_start, cons.apart_idx,
+                               cons.cut_start, cons.cut_idx, cons.mu, w.cand, w.keys, w.acc,
+                               w.poslook, w.ncand, w.pos, w.rcs, w.msize, w.members, w.level,
+                               w.cutcnt, w.banned, w.mark, w.stamp, w.buf_u, w.buf_k, w.leaf,
+                               hi, 1 if collect else 0, fixed_thr, shared_best, w.my_best,
+                               w.my_best_members, w.pool_rc, w.pool_members, w.pool_size,
+                               w.pool_worst, fb_hash, fb_rows, float(tol), w.out, w.out_count,
+                               _SLICE)
+                if code == 1:
+                    break
                 with lock:
-                    if code == 1:
-                        finish_chunk(i)
-                        break
                     if code == -1:
-                        s.status = "too_many_columns"
-                    elif halted():
-                        halt()
-                        return
+                        state["status"] = "too_many_columns"
+                    elif deadline is not None and time.perf_counter() >= deadline:
+                        state["status"] = "time_limit"
                     else:
-                        s.nodes += _SLICE
-                        if max_nodes is not None and s.nodes > max_nodes:
-                            s.status = "too_many_nodes"
-                    if s.status != "complete" or state["stopped"]:
-                        break
+                        state["nodes"] += _SLICE
+                        if max_nodes is not None and state["nodes"] > max_nodes:
+                            state["status"] = "too_many_nodes"
+                    if state["status"] != "complete":
+                        return
 
-    n_threads = max(1, min(int(threads), len(tasks)))
-    if n_threads == 1:
-        work()
+    if len(workers) == 1 or len(chunks) <= 1:
+        work(workers[0])
     else:
-        ts = [threading.Thread(target=work) for _ in range(n_threads)]
+        ts = [threading.Thread(target=work, args=(w,)) for w in workers]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
-    total = time.perf_counter() - t0
-    return [_outcome(s, mode, floor, max_columns, s.seconds if s.finished else total)
-            for s in sizes]
-
-
-def _outcome(s: _SizeTask, mode, floor, max_columns, seconds) -> SearchOutcome:
-    """Merge the pools (or collected clusters) of one size's workers."""
-    eta = s.space.eta
-    ws = s.workers
-    empty = np.zeros((0, eta), dtype=np.int64)
-    expansions = int(sum(w.level[1] for w in ws))
-    status = s.status
-    if mode == "collect":
+    status = state["status"]
+    expansions = int(sum(w.level[1] for w in workers))
+    seconds = time.perf_counter() - t0
+    if collect:
         if status != "complete":
-            return SearchOutcome(status, None, None, empty, np.zeros(0), expansions, seconds)
-        cols = np.concatenate([w.out[:w.out_count[0]] for w in ws]) if ws else empty
+            return SearchOutcome(status, None, None, empty_cols, np.zeros(0), expansions, seconds)
+        cols = np.concatenate([w.out[:w.out_count[0]] for w in workers]) if workers \
+            else empty_cols
         return SearchOutcome(status, None, None, cols, np.zeros(cols.shape[0]), expansions,
                              seconds)
-    rc = np.concatenate([w.pool_rc[:w.pool_size[0]] for w in ws]) if ws else np.zeros(0)
-    cols = np.concatenate([w.pool_members[:w.pool_size[0]] for w in ws]).reshape(-1, eta) \
-        if ws else empty
+    rc = np.concatenate([w.pool_rc[:w.pool_size[0]] for w in workers])
+    cols = np.concatenate([w.pool_members[:w.pool_size[0]] for w in workers]).reshape(-1, eta)
     order = np.argsort(rc, kind="stable")[:max_columns]
     min_rc, best = None, None
     min_exact = False
-    if status == "complete" and s.possible:
-        i = int(np.argmin([w.my_best[0] for w in ws])) if ws else -1
-        found = float(ws[i].my_best[0]) if ws else np.inf
+    if status == "complete":
+        i = int(np.argmin([w.my_best[0] for w in workers]))
+        found = float(workers[i].my_best[0])
         if floor is not None and not found < floor:
             min_rc = float(floor)      # nothing below the floor: a lower bound
         elif np.isfinite(found):
-            min_rc, best = found, ws[i].my_best_members.copy()
+            min_rc, best = found, workers[i].my_best_members.copy()
             min_exact = True
     return SearchOutcome(status, min_rc, best, cols[order], rc[order], expansions, seconds,
                          min_exact)
