@@ -384,10 +384,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     t0 = time.perf_counter()
     nodes, max_depth, ident = 1, 0, 0
     heap: list[_Node] = []
-    # node gap closing is tried where a node's gap is below enum_gap[0]: at first
-    # the root's gap, lowered after each failure, raised after each success
-    enum_gap = [rounder.best_sse - root_bound]
-    node_closings = [0, 0]                  # failed, succeeded
+    closer = _NodeClosing(node_close_max_columns, rounder.best_sse - root_bound)
     status = None
     if root_res.stop.reason == "time_limit" or (deadline is not None
                                                  and time.perf_counter() >= deadline):
@@ -425,20 +422,15 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
             break
         if bound >= cutoff() or res.solution is None:
             continue
-        if node_close_max_columns and res.stop.reason == "converged" and \
-                rounder.best_sse - res.stop.bound <= enum_gap[0]:
+        if res.stop.reason == "converged" and closer.wants(rounder.best_sse - res.stop.bound):
             t1 = time.perf_counter()
-            outcome, node_bound = _close_node(
-                D, X, k, master, res.stop, node, rounder, tol_abs, node_close_max_columns,
-                deadline, ctx)
-            seconds["node_close"] += time.perf_counter() - t1
-            node_closings[outcome == "optimal"] += 1
             g = rounder.best_sse - res.stop.bound
+            outcome, node_bound = _close_node(D, X, k, master, res.stop, node, rounder,
+                                              tol_abs, node_close_max_columns, deadline, ctx)
+            seconds["node_close"] += time.perf_counter() - t1
+            closer.record(outcome, g)
             if outcome == "optimal":
-                enum_gap[0] = max(enum_gap[0], 1.25 * g)
                 continue
-            if outcome in ("too_many_columns", "too_many_nodes"):
-                enum_gap[0] = 0.8 * g
             if node_bound is not None:
                 bound = max(bound, node_bound)
                 if bound >= cutoff():
@@ -449,7 +441,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         for child in _children(pair, node.together, node.apart, bound, node.depth + 1, ident):
             heapq.heappush(heap, child)
         ident += 2
-        progress.update(nodes=nodes, open=len(heap), enumerated=node_closings[1],
+        progress.update(nodes=nodes, open=len(heap), enumerated=closer.succeeded,
                         lb=_global_bound(heap, rounder.best_sse),
                         ub=rounder.best_sse,
                         gap=gap(rounder.best_sse, _global_bound(heap, rounder.best_sse)))
@@ -481,7 +473,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         closed_by=closed_by if status == "optimal" else None, iterations=iterations,
         columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
         seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
-        node_closings=sum(node_closings), nodes_enumerated=node_closings[1])
+        node_closings=closer.tried, nodes_enumerated=closer.succeeded)
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:
@@ -611,6 +603,28 @@ def _cut_constraints(master, n, cut_duals, together=(), apart=()):
     cuts = [] if cut_duals is None else \
         [(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)]
     return PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
+
+
+class _NodeClosing:
+    """When to try gap closing at a tree node: where the node's gap is below
+    a threshold, at first the root's gap, × 0.8 after a failure for too many
+    clusters (or search nodes), × 1.25 after a success; never with
+    ``max_columns`` 0."""
+
+    def __init__(self, max_columns: int, root_gap: float):
+        self.limit = root_gap if max_columns else -np.inf
+        self.tried = self.succeeded = 0
+
+    def wants(self, node_gap: float) -> bool:
+        return node_gap <= self.limit
+
+    def record(self, outcome: str, node_gap: float) -> None:
+        self.tried += 1
+        if outcome == "optimal":
+            self.succeeded += 1
+            self.limit = max(self.limit, 1.25 * node_gap)
+        elif outcome in ("too_many_columns", "too_many_nodes"):
+            self.limit = 0.8 * node_gap
 
 
 def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx):
