@@ -43,7 +43,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--method", default="mdav", help="method name (see 'mipagg methods')")
     run.add_argument("--columns", help="comma-separated key columns (default: all)")
     run.add_argument("--seed", type=int, help="seed for randomized methods")
-    run.add_argument("--improve", choices=["local", "rcs"], help="post-process the partition")
+    run.add_argument("--improve", choices=["local", "rcs", "exact"],
+                     help="post-process the partition")
+    run.add_argument("--improve-time", type=float,
+                     help="seconds for '--improve exact' (default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
     run.add_argument("--labels", help="write one group label per input row to this file")
@@ -88,8 +91,11 @@ def _cmd_run(args) -> int:
     targets = check_outputs({"--labels": args.labels, "--output": args.output},
                             inputs=[args.data])
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
+    improve_options = ({"time_limit": args.improve_time}
+                       if args.improve_time is not None else None)
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
-                            verbose=not args.quiet, **options)
+                            improve_options=improve_options, verbose=not args.quiet,
+                            **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
     if "--labels" in targets:

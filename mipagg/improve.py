@@ -1,8 +1,9 @@
 """Post-processing of any k-partition: splitting of groups of 2k or more
-records (seed 001 Proposition 2.2), deterministic local improvement and
-Random Cluster Shuffling (RCS, seed 003 chapter 6, Algorithm 4).
+records (seed 001 Proposition 2.2), deterministic local improvement,
+Random Cluster Shuffling (RCS, seed 003 chapter 6, Algorithm 4) and the
+exact neighbourhood search of :mod:`mipagg.exact.neighbourhood`.
 
-Both keep group sums S1 (g, p), sums of squared norms S2 (g,) and counts, so
+Local search and RCS keep group sums S1 (g, p), sums of squared norms S2 (g,) and counts, so
 the SSE of a group is ``S2 − ||S1||²/n`` and every candidate change is priced
 exactly in O(p) per group touched (vectorized over all target groups):
 
@@ -37,9 +38,10 @@ from .partition import Partition, group_sse
 from .univariate import check_k
 
 __all__ = ["improve_partition", "split_large_groups", "merge_split_search", "MergeSplitResult",
-           "local_search", "local_search_reference", "random_cluster_shuffling", "IMPROVERS"]
+           "local_search", "local_search_reference", "random_cluster_shuffling",
+           "exact_neighbourhoods", "IMPROVERS"]
 
-IMPROVERS = ("local", "rcs")
+IMPROVERS = ("local", "rcs", "exact")
 
 
 class _Groups:
@@ -433,11 +435,26 @@ def _shuffle_event(G: _Groups, k: int, rng) -> float:
     return float(G.sse_of(touched).sum()) - before
 
 
+def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
+                         move_time: float | None = 30.0, time_limit: float | None = 300.0,
+                         seed=None, verbose: bool = False) -> Partition:
+    """``how="exact"``: :func:`~mipagg.exact.neighbourhood.exact_neighbourhood_search`
+    (POPMUSIC, Taillard & Voss 2002, with ``bp`` sub-problems) for at most
+    ``time_limit`` seconds (default 5 minutes); returns its partition."""
+    from .exact.neighbourhood import exact_neighbourhood_search
+
+    return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
+                                      time_limit=time_limit, seed=seed,
+                                      verbose=verbose).partition
+
+
 def _improver(how: str):
     if how == "local":
         return local_search
     if how == "rcs":
         return random_cluster_shuffling
+    if how == "exact":
+        return exact_neighbourhoods
     raise ParameterError(f"unknown improvement {how!r}; available: {', '.join(IMPROVERS)}")
 
 
@@ -446,25 +463,33 @@ def check_improve_options(how: str, options: dict) -> None:
     import inspect
 
     params = inspect.signature(_improver(how)).parameters.values()
-    accepted = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
+    accepted = [p.name for p in params
+                if p.kind is p.KEYWORD_ONLY and p.name not in ("seed", "verbose")]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ParameterError(f"improvement {how!r} does not take option(s) {unknown}; "
                              f"it takes {accepted}")
+    if how == "exact":
+        from .exact.neighbourhood import check_options
+
+        check_options(**options)
 
 
 def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", seed=None,
-                      **params) -> Partition:
+                      verbose: bool = False, **params) -> Partition:
     """Post-process a k-partition: first :func:`split_large_groups` (groups of
     2k or more records are split, seed 001 Proposition 2.2), then
-    ``how="local"`` (:func:`local_search`, deterministic, ``seed`` ignored) or
-    ``how="rcs"`` (:func:`random_cluster_shuffling`, seed 003 Algorithm 4);
-    groups the improvement grew to 2k or more are split again at the end.
-    ``params`` go to the chosen function.  The result is k-feasible, has no
-    group of 2k or more records, and SSE ≤ the input's."""
+    ``how="local"`` (:func:`local_search`, deterministic, ``seed`` ignored),
+    ``how="rcs"`` (:func:`random_cluster_shuffling`, seed 003 Algorithm 4) or
+    ``how="exact"`` (:func:`exact_neighbourhoods`, progress lines on stderr
+    under ``verbose``); groups the improvement grew to 2k or more are split
+    again at the end.  ``params`` go to the chosen function.  The result is
+    k-feasible, has no group of 2k or more records, and SSE ≤ the input's."""
     fn = _improver(how)
-    if how == "rcs":
+    if how in ("rcs", "exact"):
         params["seed"] = seed
+    if how == "exact":
+        params["verbose"] = verbose
     out = fn(X, split_large_groups(X, partition, k), k, **params)
     return split_large_groups(X, out, k)
 

@@ -6,6 +6,7 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
 
     python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
                            [--budget-primal S] [--budget-bound S] [--seed S]
+    python scripts/casc.py --polish S [--cells ...]
     python scripts/casc.py --table-only
 
 Per cell (data set × k):
@@ -27,6 +28,12 @@ Per cell (data set × k):
    gets this run appended (version, git commit, parameters, seeds, command
    line, machine, load, start time, every stage with its result and time);
    cells can therefore be run in separate sessions.
+
+``--polish S`` replaces steps 1-2: the committed label file goes through
+merge-and-resplit search (S/3 seconds, :func:`mipagg.improve.merge_split_search`)
+and exact neighbourhood search (the rest,
+:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`), both with seed
+0; steps 3-5 follow.  The bound of the cell stays that of its earlier runs.
 
 Then (and with ``--table-only``, from the records alone) it writes
 ``docs/results/casc.md`` and ``docs/results/casc.csv``.
@@ -72,6 +79,15 @@ MAX_REPEATS = 10_000
 CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit": "--time-limit",
              "pricing": "--pricing", "gamma": "--gamma", "max_iterations": "--max-iterations"}
 REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
+POLISH_CALLS = {"local": "mipagg.improve.improve_partition(X, P, k, how='local')",
+                "merge-split": "mipagg.improve.merge_split_search(X, P, k, seed=0, "
+                               "time_limit=T)",
+                "exact": "mipagg.exact.neighbourhood.exact_neighbourhood_search(X, P, k, "
+                         "seed=0, time_limit=T)"}
+POLISH_METHODS = {"local": "improve local", "merge-split": "merge-split search",
+                  "exact": "improve exact"}
+POLISH_STEP_NAMES = {"improve local": "local search", "merge-split search": "merge-split search",
+                     "improve exact": "exact neighbourhood search"}
 
 
 # ----------------------------------------------------------------------------------------
@@ -312,23 +328,44 @@ class Cell:
         log(f"  IL {res.partition.il():.6f} in {entry['wall_seconds']:.1f} s")
         return res
 
-    def polish(self, partition, source: int) -> None:
-        """Local search on a partition that did not get it (the bound stage's)."""
-        from mipagg.improve import improve_partition
+    def polish(self, partition, source: int | None, step: str = "local", *, budget=None,
+               source_label: str | None = None):
+        """One post-processing step of a partition (Python only, recorded as a
+        stage): ``local`` (:func:`mipagg.improve.improve_partition`), ``merge-split``
+        (:func:`mipagg.improve.merge_split_search`) or ``exact``
+        (:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`), the last two
+        with seed 0 and ``budget`` seconds.  ``source``: the stage it starts from, or
+        None for a label file described by ``source_label``."""
+        from mipagg.exact.neighbourhood import exact_neighbourhood_search
+        from mipagg.improve import improve_partition, merge_split_search
 
-        entry = {"stage": len(self.stages), "role": "polish", "method": "improve local",
-                 "options": {}, "seed": None, "improve": "local", "source_stage": source,
-                 "command": None,
-                 "note": "mipagg.improve.improve_partition(X, partition of stage "
-                         f"{source}, k, how='local') (Python only)"}
+        X, k = self.inst.X, self.k
+        method = POLISH_METHODS[step]
+        entry = {"stage": len(self.stages), "role": "polish", "method": method,
+                 "options": {} if budget is None else {"time_limit": budget},
+                 "seed": None if step == "local" else 0, "improve": step,
+                 "source_stage": source, "command": None,
+                 "note": f"{POLISH_CALLS[step]} on the partition of "
+                         f"{source_label or f'stage {source}'} (Python only)"}
+        if source_label:
+            entry["source_label"] = source_label
         t0 = time.perf_counter()
-        p = improve_partition(self.inst.X, partition, self.k, how="local")
+        if step == "local":
+            p, extra = improve_partition(X, partition, k, how="local"), {}
+        elif step == "merge-split":
+            p = merge_split_search(X, partition, k, seed=0, time_limit=budget).partition
+            extra = {}
+        else:
+            r = exact_neighbourhood_search(X, partition, k, seed=0, time_limit=budget)
+            p, extra = r.partition, r.summary()
         entry["wall_seconds"] = time.perf_counter() - t0
         entry["result"] = {"sse": float(p.sse()), "il": float(p.il()),
-                           "sse_before_improve": float(partition.sse())}
+                           "sse_before_improve": float(partition.sse()), **extra}
         entry["labels_sha256"] = labels_sha(p.labels)
         self.stages.append(entry)
         self.consider(p, entry["stage"])
+        log(f"  {method}: IL {p.il():.6f} in {entry['wall_seconds']:.1f} s")
+        return p
 
     # --- the two stages ------------------------------------------------------------------
 
@@ -416,6 +453,15 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     if cell.best is None:
         raise SystemExit(f"casc: {data} k={k}: every stage failed; see the messages above")
 
+    return save_cell(cell, committed, label_path, run_meta, args, primal, bound, started,
+                     load_start, runs_dir)
+
+
+def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: dict,
+              bound: dict, started, load_start, runs_dir: Path) -> dict:
+    """Write the cell's best partition if it beats the committed label file
+    (verified first), check the file, and append the run to the cell's record."""
+    data, k, data_path = cell.data, cell.k, cell.data_path
     sse, labels, index = cell.best
     written = committed is None or sse < committed[1]["sse"] * (1 - REL_TOL)
     if written:  # verify a candidate file first: a failed check never replaces a good file
@@ -445,7 +491,7 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
                  "n": int(cell.inst.X.shape[0]), "p": int(cell.inst.X.shape[1])},
         "k": k,
         "parameters": {"budget_primal": args.budget_primal, "budget_bound": args.budget_bound,
-                       "seed": args.seed, "quick": args.quick},
+                       "budget_polish": args.polish, "seed": args.seed, "quick": args.quick},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
                  "sse": sse, "il": 100 * sse / check["independent"]["sst"],
@@ -463,6 +509,36 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     return run
 
 
+def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions: Path,
+                runs_dir: Path) -> dict:
+    """``--polish T``: the committed label file, then merge-and-resplit search (a
+    third of T) and exact neighbourhood search (the rest); no bound stage."""
+    started = datetime.now(timezone.utc)
+    load_start = list(os.getloadavg())
+    cell = Cell(data, k, data_path)
+    label_path = solutions / f"{data}_k{k}.csv"
+    committed = committed_partition(label_path, data_path, k)
+    if committed is None:
+        raise SystemExit(f"casc: --polish needs the label file {rel(label_path)}")
+    record = load_record(runs_dir / f"{data}_k{k}.json") or {"runs": []}
+    sha = labels_sha(committed[0])
+    producer = next(((run, st) for run in record["runs"] for st in run["stages"]
+                     if st.get("labels_sha256") == sha), None)
+    origin = stage_label(producer[1], producer[0]["stages"]) if producer else "label file"
+    t0 = time.perf_counter()
+    start = mipagg.Partition(committed[0], cell.inst.X)
+    mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
+                      source_label=origin)
+    cell.polish(mid, 0, "exact", budget=args.polish - (time.perf_counter() - t0))
+    primal = {"method": "polish", "fallback": False, "from": rel(label_path),
+              "from_sha256": sha, "from_il": committed[1]["il"],
+              "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
+              "best_sse": cell.best[0], "best_il": cell.stages[cell.best[2]]["result"]["il"]}
+    bound = {"method": None, "note": "polish run: no bound stage", "lower_bound": None}
+    return save_cell(cell, committed, label_path, run_meta, args, primal, bound, started,
+                     load_start, runs_dir)
+
+
 def load_record(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -472,8 +548,9 @@ def load_record(path: Path):
 
 def stage_label(stage: dict, stages: list[dict]) -> str:
     if stage["role"] == "polish":
-        src = stages[stage["source_stage"]]
-        return f"{stage_label(src, stages)} + local search"
+        src = stage.get("source_stage")
+        base = stage_label(stages[src], stages) if src is not None else stage["source_label"]
+        return f"{base} + {POLISH_STEP_NAMES[stage['method']]}"
     opts = {k: v for k, v in (stage.get("options") or {}).items()
             if k not in ("time_limit", "initial")}
     text = stage["method"] + (" " + ",".join(f"{k}={v}" for k, v in opts.items()) if opts
@@ -603,8 +680,10 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
             f"{'yes' if r['beats_published'] else 'no'} | {primal_s} | {bound_s} | {status} |")
     done = [r for r in rows if "il" in r]
     lines += ["", "Times are wall-clock seconds of the run that found the partition (primal "
-              "stage) and of the run that found the bound (bound stage); the machine, load "
-              "and every stage are in the records.", ""]
+              "stage; for a partition polished by `--polish`, of the polishing run, which "
+              "starts from the label file of an earlier run) and of the run that found the "
+              "bound (bound stage); the machine, load and every stage are in the records.",
+              ""]
     lines += _notes(done, data_dir)
     atomic_write_text(out / f"{stem}.md", "\n".join(lines) + "\n")
     buf = io.StringIO()
@@ -672,8 +751,12 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "`microaggregate(inst, k, \"bp\", time_limit=B, initial=<best partition>)`, or "
             "`\"cg\"` (column generation) while branch-and-price is not registered "
             "(`bound.method`); the partition of the bound stage, polished by local search, "
-            "competes with the primal ones. A label file is replaced only by a strictly "
-            "better partition."]
+            "competes with the primal ones. Polishing runs (`--polish T`) start from the "
+            "committed label file: merge-and-resplit search for T/3 seconds "
+            "(`mipagg.improve.merge_split_search`, seed 0), then exact neighbourhood "
+            "search for the rest (`mipagg.exact.neighbourhood`: each group with its 7 "
+            "nearest groups re-partitioned optimally by branch-and-price, POPMUSIC order "
+            "with seed 0). A label file is replaced only by a strictly better partition."]
     return out + [""]
 
 
@@ -725,6 +808,10 @@ def main(argv=None) -> int:
                     help=f"bound time limit per cell (default {FULL_BUDGETS[1]:.0f}, quick "
                          f"{QUICK_BUDGETS[1]:.0f})")
     ap.add_argument("--seed", type=int, default=0, help="seed of the primal stage (default 0)")
+    ap.add_argument("--polish", type=float, metavar="SECONDS",
+                    help="instead of the primal and bound stages: polish the committed label "
+                         "file (merge-and-resplit search, then exact neighbourhood search) "
+                         "for this many seconds per cell")
     ap.add_argument("--table-only", action="store_true",
                     help="only rebuild casc.md / casc.csv from the records")
     ap.add_argument("--out", type=Path, default=OUT, help="directory of casc.md/.csv and "
@@ -748,8 +835,12 @@ def main(argv=None) -> int:
                 "versions": versions(), "git": git_info(), "machine": machine(),
                 "methods_registered": {"portfolio": "portfolio" in METHODS,
                                        "bp": "bp" in METHODS}}
+        if args.polish is not None and not args.polish > 0:
+            print("casc: --polish needs a positive number of seconds", file=sys.stderr)
+            return 2
         for data, k in cells:
-            run_cell(data, k, data_dir / f"{data}.csv", args, meta, args.solutions, runs_dir)
+            (polish_cell if args.polish else run_cell)(
+                data, k, data_dir / f"{data}.csv", args, meta, args.solutions, runs_dir)
     build_table(data_dir, args.solutions, runs_dir, args.out, "casc")
     return 0
 

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +101,37 @@ def test_label_file(path):
         return  # `mipagg verify` (or its --json) not in this version: the recomputation above stands
     assert proc.returncode == 0, proc.stderr
     assert abs(json.loads(proc.stdout)["il"] - il) <= 1e-6
+
+
+def test_casc_polish_run_on_a_copy(tmp_path):
+    """``scripts/casc.py --polish`` starts from the committed label file, never
+    writes a worse one, and records the stage that produced what it wrote."""
+    data_path = SHARED_DATA / "census.csv"
+    label = SOLUTIONS / "census_k3.csv"
+    if not data_path.is_file() or not label.is_file():
+        pytest.skip("needs ../shared/data/census.csv and the committed census_k3 labels")
+    out, sol = tmp_path / "out", tmp_path / "sol"
+    (out / "casc_runs").mkdir(parents=True)
+    sol.mkdir()
+    shutil.copy(RESULTS / "casc_runs" / "census_k3.json", out / "casc_runs")
+    shutil.copy(label, sol)
+    before = _il(data_path, _read_labels(label), 3)
+    runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                           "--polish", "4", "--cells", "census:3", "--out", str(out),
+                           "--solutions", str(sol)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    after = _il(data_path, _read_labels(sol / "census_k3.csv"), 3)
+    assert after <= before + 1e-9
+    record = json.loads((out / "casc_runs" / "census_k3.json").read_text())
+    run = record["runs"][-1]
+    assert len(record["runs"]) == runs_before + 1 and run["primal"]["method"] == "polish"
+    assert [st["method"] for st in run["stages"]] == ["merge-split search", "improve exact"]
+    assert run["stages"][0]["result"]["sse_before_improve"] == pytest.approx(
+        run["primal"]["from_il"] * run["label_file"]["independent"]["sst"] / 100)
+    sha = hashlib.sha256((sol / "census_k3.csv").read_bytes()).hexdigest()
+    assert run["label_file"]["sha256"] == sha
+    row = next(r for r in csv.DictReader(open(out / "casc.csv")) if r["data"] == "census"
+               and r["k"] == "3")
+    assert row["label_sha256"] == sha and abs(float(row["il"]) - after) <= 1e-6
