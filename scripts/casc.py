@@ -522,14 +522,13 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
         raise SystemExit(f"casc: --polish needs the label file {rel(label_path)}")
     record = load_record(runs_dir / f"{data}_k{k}.json") or {"runs": []}
     sha = labels_sha(committed[0])
-    producer = next(((run, st) for run in record["runs"] for st in run["stages"]
-                     if st.get("labels_sha256") == sha), None)
+    producer = find_producer(record["runs"], sha)
     origin = stage_label(producer[1], producer[0]["stages"]) if producer else "label file"
     t0 = time.perf_counter()
     start = mipagg.Partition(committed[0], cell.inst.X)
     mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
                       source_label=origin)
-    cell.polish(mid, 0, "exact", budget=args.polish - (time.perf_counter() - t0))
+    cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)))
     primal = {"method": "polish", "fallback": False, "from": rel(label_path),
               "from_sha256": sha, "from_il": committed[1]["il"],
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
@@ -537,6 +536,12 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     bound = {"method": None, "note": "polish run: no bound stage", "lower_bound": None}
     return save_cell(cell, committed, label_path, run_meta, args, primal, bound, started,
                      load_start, runs_dir)
+
+
+def find_producer(runs: list[dict], sha: str):
+    """(run, stage) of the first recorded stage whose labels have this sha256, or None."""
+    return next(((run, st) for run in runs for st in run["stages"]
+                 if st.get("labels_sha256") == sha), None)
 
 
 def load_record(path: Path):
@@ -587,8 +592,7 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
                n=mine["n"], runs=len(runs))
     # provenance of the label file: the first stage that produced these labels (a later
     # run may return them again, e.g. a bound stage started from the committed file)
-    producer = next(((run, st) for run in runs for st in run["stages"]
-                     if st.get("labels_sha256") == check["sha256"]), None)
+    producer = find_producer(runs, check["sha256"])
     if producer:
         run, st = producer
         row["method"] = stage_label(st, run["stages"])
