@@ -26,7 +26,8 @@ def _sse(X, labels):
 @given(partitions(max_n=12), st.integers(0, 3))
 def test_whole_instance_neighbourhood_reaches_the_brute_force_optimum(data, seed):
     X, k, P = data
-    r = exact_neighbourhood_search(X, P, k, groups=P.n_groups, seed=seed)
+    # groups = n covers every group, also after groups of 2k or more are split
+    r = exact_neighbourhood_search(X, P, k, groups=X.shape[0], seed=seed)
     best, _ = optimal_partition(X, k)
     assert r.partition.is_feasible(k)
     assert r.partition.sse() == pytest.approx(_sse(X, r.partition.labels), abs=1e-9)
@@ -75,10 +76,10 @@ def test_seeded_runs_repeat_and_time_limit_returns_the_input(census):
 def test_improve_exact_through_the_api_and_its_errors(companies):
     assert "exact" in IMPROVERS
     r = microaggregate(companies, 3, "mdav", improve="exact", seed=0,
-                       improve_options={"groups": 4, "time_limit": 30})
+                       improve_options={"groups": 11, "time_limit": 30})
     assert r.details["improve"] == "exact" and r.partition.is_feasible(3)
     assert r.partition.sse() <= r.details["sse_before_improve"] + 1e-9
-    # groups = 4 covers the three groups of the 11 companies: the optimum (seed 004 Example 1)
+    # groups = 11 covers every group of the 11 companies: the optimum (seed 004 Example 1)
     assert r.partition.sse() / r.partition.sst() == pytest.approx(0.34, abs=5e-3)
     for bad in ({"groups": 1}, {"time_limit": 0}, {"move_time": -1.0}, {"threads": 2}):
         with pytest.raises(ParameterError):
