@@ -3,15 +3,18 @@ in the same run, with an ablation of its parts; and ``bp`` on the full files.
 
     .venv/bin/python benchmarks/bench_bp.py [--quick] [--time-limit S] [--sizes 50,100,200]
         [--criteria random,norm] [--indices 0] [--configs bp,bp-nonode]
+        [--instances census-n100-random-4:5,...]
     .venv/bin/python benchmarks/bench_bp.py --full [--ks 3,5] [--time-limit 3600]
 
 Instances: :func:`mipagg.subsets.subset` of Census and Tarragona (criteria
 "random" and "norm", subset 0, seed 0, unless ``--criteria``/``--indices``
-say otherwise), k = 3, 4, 5 (``--quick``: n = 50, k = 3).  Configurations,
+say otherwise, or the ``--instances`` named), k = 3, 4, 5 (``--quick``: n = 50, k = 3).  Configurations,
 each with one pricing thread:
 
 * ``bp``          defaults (cuts, root and node gap closing, pool MIP, tree);
 * ``bp-nonode``   without gap closing at tree nodes;
+* ``bp-close30``, ``bp-close60``  root gap closing limited to 30 s / 60 s (default: a
+  quarter of the limit);
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``cg+close``    column generation to the LP bound, then gap closing.
@@ -25,6 +28,7 @@ prints the certified gap reached and when.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -45,6 +49,10 @@ CONFIGS = {
     "bp": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1),
     "bp-nonode": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
                                                    node_close_max_columns=0),
+    "bp-close30": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                    close_gap_time=30.0),
+    "bp-close60": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                    close_gap_time=60.0),
     "bp-nocuts": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False),
     "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
                                                  close_gap=False, mip_time=0,
@@ -69,24 +77,39 @@ def row(name, inst, k, cfg, r, seconds):
             f"{_fmt(None if share is None else 100 * share, 1)} | {_fmt(r.gap, 3)} |")
 
 
-def subsets_bench(data, sizes, ks, configs, time_limit, criteria=("random", "norm"),
-                  indices=(0,)):
-    print("| instance | n | k | config | proven | s | nodes | root LP | root+cuts | "
-          "cuts close % | gap % |")
-    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
-    totals = {c: [0.0, 0] for c in configs}
+def _cells(data, sizes, ks, criteria, indices, named):
+    """(instance, k) pairs: the product of the options, or the ``named`` ones
+    ("census-n100-random-4:5", as in the bp_optimality store)."""
+    if named:
+        for item in named:
+            name, k = item.rsplit(":", 1)
+            m = re.fullmatch(r"(census|tarragona)-n(\d+)-(\w+)-(\d+)", name)
+            if m is None:
+                raise SystemExit(f"bench_bp: bad instance {item!r}; e.g. census-n100-random-4:5")
+            yield subset(data[m[1]], int(m[2]), m[3], int(m[4])), int(k)
+        return
     for size in sizes:
         for name in ("census", "tarragona"):
             for crit, index in ((c, i) for c in criteria for i in indices):
                 inst = subset(data[name], size, crit, index)
                 for k in ks:
-                    for cfg in configs:
-                        t0 = time.perf_counter()
-                        r = CONFIGS[cfg](inst.X, k, time_limit)
-                        dt = time.perf_counter() - t0
-                        totals[cfg][0] += dt
-                        totals[cfg][1] += r.status == "optimal"
-                        print(row(inst.name, inst, k, cfg, r, dt), flush=True)
+                    yield inst, k
+
+
+def subsets_bench(data, sizes, ks, configs, time_limit, criteria=("random", "norm"),
+                  indices=(0,), named=()):
+    print("| instance | n | k | config | proven | s | nodes | root LP | root+cuts | "
+          "cuts close % | gap % |")
+    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    totals = {c: [0.0, 0] for c in configs}
+    for inst, k in _cells(data, sizes, ks, criteria, indices, named):
+        for cfg in configs:
+            t0 = time.perf_counter()
+            r = CONFIGS[cfg](inst.X, k, time_limit)
+            dt = time.perf_counter() - t0
+            totals[cfg][0] += dt
+            totals[cfg][1] += r.status == "optimal"
+            print(row(inst.name, inst, k, cfg, r, dt), flush=True)
     print()
     for cfg, (t, proven) in totals.items():
         print(f"{cfg}: {proven} proven, {t:.1f} s in total")
@@ -121,6 +144,8 @@ def main(argv=None):
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--criteria", default="random,norm", help="subset criteria")
     ap.add_argument("--indices", default="0", help="subset indices per criterion")
+    ap.add_argument("--instances", default="",
+                    help="instead of the product above: NAME:K,... (e.g. census-n100-random-4:5)")
     args = ap.parse_args(argv)
     data = {n: read_csv(DATA / f"{n}.csv") for n in ("census", "tarragona")}
     print(f"machine: {machine()}")
@@ -133,7 +158,8 @@ def main(argv=None):
     ks = [3] if args.quick else [int(v) for v in (args.ks or "3,4,5").split(",")]
     configs = args.configs.split(",")
     subsets_bench(data, sizes, ks, configs, args.time_limit or (60.0 if args.quick else 600.0),
-                  args.criteria.split(","), [int(v) for v in args.indices.split(",")])
+                  args.criteria.split(","), [int(v) for v in args.indices.split(",")],
+                  [v for v in args.instances.split(",") if v])
     return 0
 
 
