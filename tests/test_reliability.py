@@ -268,7 +268,9 @@ def test_signal_during_a_long_cg_run(tmp_path, signum, code, word):
     line, exit 128 + signal, no output or temporary file, the input intact."""
     rng = np.random.default_rng(1)
     path = tmp_path / "big.csv"
-    np.savetxt(path, rng.normal(size=(600, 4)), delimiter=",", header="a,b,c,d", comments="")
+    # 2 000 records: cg runs for about 45 s on the reference machine, so the signal
+    # lands mid-run (with 600 it sometimes arrived while the finished run shut down)
+    np.savetxt(path, rng.normal(size=(2000, 4)), delimiter=",", header="a,b,c,d", comments="")
     before = digest(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "mipagg.cli", "run", "big.csv", "-k", "5", "--method", "cg",
@@ -276,11 +278,17 @@ def test_signal_during_a_long_cg_run(tmp_path, signum, code, word):
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         # a shell may start background jobs with SIGINT ignored: give the child the default
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(3.0)
+    seen = []   # wait for cg's first progress line: the handlers are installed by then
+    while not any(line.startswith("[cg") for line in seen):
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
     if proc.poll() is not None:
         pytest.skip("the cg run finished before the signal could be sent")
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
+    err = "".join(seen) + err
     assert proc.returncode == code, err
     assert "Traceback" not in err and word in err and out == ""
     assert leftovers(tmp_path, {"big.csv"}) == set()  # no output, no temporary file
