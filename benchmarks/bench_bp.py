@@ -8,13 +8,13 @@ in the same run, with an ablation of its parts; and ``bp`` on the full files.
 
 Instances: :func:`mipagg.subsets.subset` of Census and Tarragona (criteria
 "random" and "norm", subset 0, seed 0, unless ``--criteria``/``--indices``
-say otherwise, or the ``--instances`` named), k = 3, 4, 5 (``--quick``: n = 50, k = 3).  Configurations,
-each with one pricing thread:
+say otherwise, or the ``--instances`` named), k = 3, 4, 5 (``--quick``: n = 50,
+k = 3).  Configurations, each with one pricing thread:
 
 * ``bp``          defaults (cuts, root and node gap closing, pool MIP, tree);
 * ``bp-nonode``   without gap closing at tree nodes;
-* ``bp-close30``, ``bp-close60``  root gap closing limited to 30 s / 60 s (default: a
-  quarter of the limit);
+* ``bp-close30``, ``bp-close60``  root gap closing limited to 30 s / 60 s (the default
+  is min(limit/4, 30 s) since ``ROOT_CLOSE_SECONDS``; it was limit/4);
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``cg+close``    column generation to the LP bound, then gap closing.
