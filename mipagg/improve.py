@@ -115,6 +115,14 @@ def _setup(X, partition, k):
     return X, k, P
 
 
+def nearest_groups(C: np.ndarray, ids: np.ndarray, centre: np.ndarray, m: int) -> np.ndarray:
+    """The ``m`` ids whose centroid (row of ``C``, aligned with ``ids``) is
+    nearest ``centre`` (ties: earlier row first); the seed group itself is
+    among them when its centroid is ``centre``."""
+    d = ((C - centre) ** 2).sum(axis=1)
+    return ids[np.argsort(d, kind="stable")[:m]]
+
+
 def _tol(X) -> float:
     return 1e-10 * (1.0 + float(((X - X.mean(axis=0)) ** 2).sum()))
 
@@ -684,8 +692,7 @@ def _merge_split_phase(X, P, k, merge, rng, patience, max_moves, deadline):
         idle += 1
         live = np.flatnonzero(cnt)
         g = int(live[rng.integers(live.size)])
-        d = ((C[live] - C[g]) ** 2).sum(axis=1)
-        ids = live[np.argsort(d, kind="stable")[:merge]]
+        ids = nearest_groups(C[live], live, C[g], merge)
         if ids.size < 2:
             break
         rows = np.flatnonzero(np.isin(lab, ids))

@@ -79,15 +79,14 @@ MAX_REPEATS = 10_000
 CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit": "--time-limit",
              "pricing": "--pricing", "gamma": "--gamma", "max_iterations": "--max-iterations"}
 REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
-POLISH_CALLS = {"local": "mipagg.improve.improve_partition(X, P, k, how='local')",
-                "merge-split": "mipagg.improve.merge_split_search(X, P, k, seed=0, "
-                               "time_limit=T)",
-                "exact": "mipagg.exact.neighbourhood.exact_neighbourhood_search(X, P, k, "
-                         "seed=0, time_limit=T)"}
-POLISH_METHODS = {"local": "improve local", "merge-split": "merge-split search",
-                  "exact": "improve exact"}
-POLISH_STEP_NAMES = {"improve local": "local search", "merge-split search": "merge-split search",
-                     "improve exact": "exact neighbourhood search"}
+# polishing steps: step -> (stage method, name in the table, the Python call)
+POLISH = {"local": ("improve local", "local search",
+                    "mipagg.improve.improve_partition(X, P, k, how='local')"),
+          "merge-split": ("merge-split search", "merge-split search",
+                          "mipagg.improve.merge_split_search(X, P, k, seed=0, time_limit=T)"),
+          "exact": ("improve exact", "exact neighbourhood search",
+                    "mipagg.exact.neighbourhood.exact_neighbourhood_search(X, P, k, seed=0, "
+                    "time_limit=T)")}
 
 
 # ----------------------------------------------------------------------------------------
@@ -340,12 +339,12 @@ class Cell:
         from mipagg.improve import improve_partition, merge_split_search
 
         X, k = self.inst.X, self.k
-        method = POLISH_METHODS[step]
+        method, _, call = POLISH[step]
         entry = {"stage": len(self.stages), "role": "polish", "method": method,
                  "options": {} if budget is None else {"time_limit": budget},
                  "seed": None if step == "local" else 0, "improve": step,
                  "source_stage": source, "command": None,
-                 "note": f"{POLISH_CALLS[step]} on the partition of "
+                 "note": f"{call} on the partition of "
                          f"{source_label or f'stage {source}'} (Python only)"}
         if source_label:
             entry["source_label"] = source_label
@@ -555,7 +554,8 @@ def stage_label(stage: dict, stages: list[dict]) -> str:
     if stage["role"] == "polish":
         src = stage.get("source_stage")
         base = stage_label(stages[src], stages) if src is not None else stage["source_label"]
-        return f"{base} + {POLISH_STEP_NAMES[stage['method']]}"
+        name = next(name for method, name, _ in POLISH.values() if method == stage["method"])
+        return f"{base} + {name}"
     opts = {k: v for k, v in (stage.get("options") or {}).items()
             if k not in ("time_limit", "initial")}
     text = stage["method"] + (" " + ",".join(f"{k}={v}" for k, v in opts.items()) if opts

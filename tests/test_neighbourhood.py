@@ -47,8 +47,8 @@ def test_small_neighbourhoods_never_worse_and_feasible(data, groups, seed):
     assert r.partition.sse() <= P.sse() + 1e-9
     assert r.partition.sse() == pytest.approx(_sse(X, r.partition.labels), abs=1e-9)
     assert r.converged and r.solved >= Partition(P.labels, X).n_groups
-    ssess = [s for _, s in r.history]
-    assert all(b < a for a, b in zip(ssess, ssess[1:]))     # each accepted move gains
+    sses = [s for _, s in r.history]
+    assert all(b < a for a, b in zip(sses, sses[1:]))     # each accepted move gains
 
 
 def test_interleaved_pairs_are_untangled():

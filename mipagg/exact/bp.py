@@ -429,9 +429,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
             break
         if bound >= cutoff() or res.solution is None:
             continue
-        if res.stop.reason == "converged" and closer.wants(rounder.best_sse - res.stop.bound):
+        g = rounder.best_sse - res.stop.bound
+        if res.stop.reason == "converged" and closer.wants(g):
             t1 = time.perf_counter()
-            g = rounder.best_sse - res.stop.bound
             outcome, node_bound = _close_node(D, X, k, master, res.stop, node, rounder,
                                               tol_abs, node_close_max_columns, deadline, ctx)
             seconds["node_close"] += time.perf_counter() - t1
@@ -614,9 +614,9 @@ def _cut_constraints(master, n, cut_duals, together=(), apart=()):
 
 class _NodeClosing:
     """When to try gap closing at a tree node: where the node's gap is below
-    a threshold, at first the root's gap, × 0.8 after a failure for too many
-    clusters (or search nodes), × 1.25 after a success; never with
-    ``max_columns`` 0."""
+    a threshold, at first the root's gap; a failure for too many clusters (or
+    search nodes) sets it to 0.8 × that node's gap, a success raises it to at
+    least 1.25 × that node's gap; never with ``max_columns`` 0."""
 
     def __init__(self, max_columns: int, root_gap: float):
         self.limit = root_gap if max_columns else -np.inf

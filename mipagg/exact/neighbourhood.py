@@ -112,7 +112,7 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     and Tarragona 14 ms to 0.55 s on average at k = 3 and 5, 7–20 s for the
     80–90 records of k = 10 (docs/bench/neighbourhood.md).
     """
-    from ..improve import _setup, _tol, split_large_groups
+    from ..improve import _setup, _tol, nearest_groups, split_large_groups
     from .bp import branch_and_price
 
     check_options(groups, move_time, time_limit, max_solves, threads)
@@ -138,8 +138,7 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
         g = todo.pop(int(rng.integers(len(todo))))
         ids = np.unique(lab)
         C = _centroids(X, lab, ids)
-        d = ((C - C[np.searchsorted(ids, g)]) ** 2).sum(axis=1)
-        near = np.sort(ids[np.argsort(d, kind="stable")[:groups]])
+        near = np.sort(nearest_groups(C, ids, C[np.searchsorted(ids, g)], groups))
         rows = np.flatnonzero(np.isin(lab, near))
         old = Partition(np.searchsorted(near, lab[rows]), X[rows])
         limits = [t for t in (move_time, left) if t is not None]
