@@ -1,0 +1,591 @@
+"""Exact spatial queries over the remaining records, for the MDAV family at large n.
+
+The MDAV-like heuristics ask three questions of the records not yet grouped:
+the record farthest from their centroid, the record farthest from a record,
+and the m records nearest to a record.  The readable references
+(:mod:`mipagg.heuristics._common`) answer each by a scan of all remaining
+records, so a run costs O(n²/k) distance computations.  The compiled
+structures here answer the same questions with the **same answers, ties
+included**, in far fewer:
+
+* a k-d tree over all records (median split on the widest coordinate), whose
+  nodes keep, over their *remaining* records, a count, a tight bounding box
+  and a bounding ball around a fixed centre; removing a record updates the
+  leaf and its ancestors (O(p · depth));
+* the records in decreasing distance to a reference point c₀, skipping removed
+  ones, for "farthest from the centroid": a record y can only beat the current
+  best if ‖y − c₀‖ + ‖c − c₀‖ reaches it (the centroid c moves little between
+  queries; c₀ is reset to c when the scans grow long).
+
+Exactness.  Every candidate distance is computed by the loop of
+:func:`mipagg.heuristics._common.sqdist_to` (same point, same coordinate
+order), and ties go to the lowest row index as in the references (the
+remaining rows are kept in ascending order there).  Box bounds are computed
+with the same floating-point operations, so by monotonicity of rounding they
+bound the computed distances exactly; ball bounds carry a relative margin
+(1e-10) far above their rounding error.  The reference centroid is a
+sequential floating-point sum over the remaining rows; the index keeps a
+running sum instead, with a rigorous bound on the difference (Higham,
+*Accuracy and Stability of Numerical Algorithms*, §4.2).  Every record whose
+distance is within that bound of the best is a candidate; when two candidates
+are not identical rows, the centroid is recomputed exactly as the reference
+does (O(n·p), rare: it needs a near tie at the top) and decides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+LEAF_SIZE = 16
+U = 2.0 ** -53          # unit roundoff of float64
+BALL_MARGIN = 1e-10     # relative safety margin of the ball bounds
+STACK = 4096            # depth-first stack (tree depth is about log2(n / LEAF_SIZE))
+
+
+@njit(cache=True, inline="always")
+def _sqdist(X, i, q):
+    """The distance loop of ``_common._sqdist_rows`` for one row."""
+    s = 0.0
+    for j in range(X.shape[1]):
+        d = X[i, j] - q[j]
+        s += d * d
+    return s
+
+
+@njit(cache=True, inline="always")
+def _sqdist_pts(a, b):
+    s = 0.0
+    for j in range(a.shape[0]):
+        d = a[j] - b[j]
+        s += d * d
+    return s
+
+
+@njit(cache=True)
+def _select(X, perm, lo, hi, kth, dim):
+    """Reorder ``perm[lo:hi]`` so that ``perm[kth]`` holds the kth smallest key
+    ``X[., dim]``, smaller keys before it and larger after (Hoare/Wirth)."""
+    left = lo
+    right = hi - 1
+    while right > left:
+        pivot = X[perm[(left + right) >> 1], dim]
+        i = left
+        j = right
+        while i <= j:
+            while X[perm[i], dim] < pivot:
+                i += 1
+            while X[perm[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+                i += 1
+                j -= 1
+        if kth <= j:
+            right = j
+        elif kth >= i:
+            left = i
+        else:
+            break
+
+
+@njit(cache=True)
+def build_tree(X, leaf_size):
+    """The k-d tree over all rows of ``X`` (every record remaining)."""
+    n, p = X.shape
+    maxn = 4 * (n // max(1, leaf_size // 2) + 1) + 4
+    start = np.zeros(maxn, dtype=np.int64)
+    end = np.zeros(maxn, dtype=np.int64)
+    left = np.full(maxn, -1, dtype=np.int64)
+    right = np.full(maxn, -1, dtype=np.int64)
+    parent = np.full(maxn, -1, dtype=np.int64)
+    lo = np.zeros((maxn, p))
+    hi = np.zeros((maxn, p))
+    cen = np.zeros((maxn, p))
+    rad = np.zeros(maxn)
+    cnt = np.zeros(maxn, dtype=np.int64)
+    perm = np.arange(n)
+    leaf_of = np.zeros(n, dtype=np.int64)
+    todo = np.empty(maxn, dtype=np.int64)
+    nn = 1
+    end[0] = n
+    top = 1
+    todo[0] = 0
+    while top > 0:
+        top -= 1
+        v = todo[top]
+        a, b = start[v], end[v]
+        cnt[v] = b - a
+        for j in range(p):
+            lo[v, j] = np.inf
+            hi[v, j] = -np.inf
+        for t in range(a, b):
+            i = perm[t]
+            for j in range(p):
+                x = X[i, j]
+                cen[v, j] += x
+                if x < lo[v, j]:
+                    lo[v, j] = x
+                if x > hi[v, j]:
+                    hi[v, j] = x
+        for j in range(p):
+            cen[v, j] /= b - a
+        r2 = 0.0
+        for t in range(a, b):
+            d = _sqdist(X, perm[t], cen[v])
+            if d > r2:
+                r2 = d
+        rad[v] = np.sqrt(r2)
+        if b - a <= leaf_size:
+            for t in range(a, b):
+                leaf_of[perm[t]] = v
+            continue
+        dim = 0
+        w = -1.0
+        for j in range(p):
+            if hi[v, j] - lo[v, j] > w:
+                w = hi[v, j] - lo[v, j]
+                dim = j
+        mid = (a + b) // 2
+        _select(X, perm, a, b, mid, dim)
+        for c, (ca, cb) in enumerate(((a, mid), (mid, b))):
+            u = nn
+            nn += 1
+            start[u] = ca
+            end[u] = cb
+            parent[u] = v
+            if c == 0:
+                left[v] = u
+            else:
+                right[v] = u
+            todo[top] = u
+            top += 1
+    c0 = cen[0].copy()  # centroid of all records: reference point of the norm bounds
+    maxn2 = np.zeros(nn)  # max squared distance to c0 over a node's remaining records
+    for v in range(nn):
+        if left[v] < 0:
+            for t in range(start[v], end[v]):
+                maxn2[v] = max(maxn2[v], _sqdist(X, perm[t], c0))
+    for v in range(nn - 1, 0, -1):  # children are numbered after their parent
+        maxn2[parent[v]] = max(maxn2[parent[v]], maxn2[v])
+    off = np.zeros(nn)  # distance from a node's ball centre to its parent's
+    for u in range(1, nn):
+        off[u] = np.sqrt(_sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
+    return (perm, start[:nn].copy(), end[:nn].copy(), left[:nn].copy(), right[:nn].copy(),
+            parent[:nn].copy(), leaf_of, lo[:nn].copy(), hi[:nn].copy(), cen[:nn].copy(),
+            rad[:nn].copy(), off, cnt[:nn].copy(), maxn2, c0)
+
+
+@njit(cache=True)
+def tree_remove(T, X, alive, i):
+    """Remove record ``i`` (already marked dead in ``alive``): counts, then the
+    boxes and balls of its leaf and of the ancestors whose bounds change."""
+    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt, maxn2, c0 = T
+    p = X.shape[1]
+    v = leaf_of[i]
+    u = v
+    while u >= 0:
+        cnt[u] -= 1
+        u = parent[u]
+    if cnt[v] > 0:
+        for j in range(p):
+            lo[v, j] = np.inf
+            hi[v, j] = -np.inf
+        r2 = 0.0
+        mx = 0.0
+        for t in range(start[v], end[v]):
+            w = perm[t]
+            if alive[w]:
+                mx = max(mx, _sqdist(X, w, c0))
+                for j in range(p):
+                    x = X[w, j]
+                    if x < lo[v, j]:
+                        lo[v, j] = x
+                    if x > hi[v, j]:
+                        hi[v, j] = x
+                d = _sqdist(X, w, cen[v])
+                if d > r2:
+                    r2 = d
+        rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
+        maxn2[v] = mx
+    u = parent[v]
+    while u >= 0:
+        a, b = left[u], right[u]
+        changed = False
+        r = 0.0
+        for c in (a, b):
+            if cnt[c] > 0:
+                r = max(r, off[c] + rad[c])
+        r = r * (1.0 + BALL_MARGIN)
+        mx = 0.0
+        for c in (a, b):
+            if cnt[c] > 0:
+                mx = max(mx, maxn2[c])
+        if mx < maxn2[u]:
+            maxn2[u] = mx
+            changed = True
+        if r < rad[u]:
+            rad[u] = r
+            changed = True
+        for j in range(p):
+            nl = np.inf
+            nh = -np.inf
+            for c in (a, b):
+                if cnt[c] > 0:
+                    nl = min(nl, lo[c, j])
+                    nh = max(nh, hi[c, j])
+            if nl != lo[u, j] or nh != hi[u, j]:
+                lo[u, j] = nl
+                hi[u, j] = nh
+                changed = True
+        if not changed or cnt[u] == 0:
+            break
+        u = parent[u]
+
+
+@njit(cache=True, inline="always")
+def _upper(T, v, q, w, qn):
+    """An upper bound on the computed distance from ``q`` to any record of node
+    v: the least of the box bound (exact by monotonicity of rounding), the ball
+    bound and the norm bound ‖x−c₀‖² + ‖q−c₀‖² − 2·min over the box of
+    (x−c₀)·(q−c₀) (``w`` = q − c₀, ``qn`` = ‖w‖²; tight in high dimension,
+    where box corners lie far beyond the records)."""
+    lo, hi, cen, rad, maxn2, c0 = T[7], T[8], T[9], T[10], T[13], T[14]
+    s = 0.0
+    lin = 0.0
+    for j in range(q.shape[0]):
+        a = q[j] - lo[v, j]
+        b = hi[v, j] - q[j]
+        f = a if a > b else b
+        s += f * f
+        la = (lo[v, j] - c0[j]) * w[j]
+        lb = (hi[v, j] - c0[j]) * w[j]
+        lin += la if la < lb else lb
+    c = np.sqrt(_sqdist_pts(q, cen[v])) + rad[v]
+    c = c * c * (1.0 + BALL_MARGIN)
+    if c < s:
+        s = c
+    nb = maxn2[v] + qn - 2.0 * lin
+    nb += BALL_MARGIN * (maxn2[v] + qn + 2.0 * abs(lin)) + 1e-300
+    return s if s < nb else nb
+
+
+@njit(cache=True, inline="always")
+def _lower(T, v, q):
+    """A lower bound on the computed distance from ``q`` to any record of node v."""
+    lo, hi, cen, rad = T[7], T[8], T[9], T[10]
+    s = 0.0
+    for j in range(q.shape[0]):
+        if q[j] < lo[v, j]:
+            g = lo[v, j] - q[j]
+            s += g * g
+        elif q[j] > hi[v, j]:
+            g = q[j] - hi[v, j]
+            s += g * g
+    c = np.sqrt(_sqdist_pts(q, cen[v])) - rad[v]
+    if c > 0:
+        c = c * c * (1.0 - BALL_MARGIN)
+        if c > s:
+            return c
+    return s
+
+
+@njit(cache=True)
+def tree_farthest(T, X, alive, q):
+    """The remaining record farthest from point ``q`` (lowest index on ties):
+    ``argmax`` of the reference over the remaining rows in ascending order."""
+    perm, start, end, left = T[0], T[1], T[2], T[3]
+    right, cnt = T[4], T[12]
+    nodes = np.empty(STACK, dtype=np.int64)
+    bounds = np.empty(STACK)
+    best = -1.0
+    arg = -1
+    w = q - T[14]
+    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+    nodes[0] = 0
+    bounds[0] = np.inf
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = nodes[sp]
+        if bounds[sp] < best or cnt[v] == 0:
+            continue
+        if left[v] < 0:
+            for t in range(start[v], end[v]):
+                i = perm[t]
+                if alive[i]:
+                    d = _sqdist(X, i, q)
+                    if d > best or (d == best and i < arg):
+                        best = d
+                        arg = i
+            continue
+        a, b = left[v], right[v]
+        ua = _upper(T, a, q, w, qn) if cnt[a] > 0 else -1.0
+        ub = _upper(T, b, q, w, qn) if cnt[b] > 0 else -1.0
+        if ua > ub:  # push the more promising child last
+            a, b, ua, ub = b, a, ub, ua
+        if ua >= best and ua >= 0:
+            nodes[sp] = a
+            bounds[sp] = ua
+            sp += 1
+        if ub >= best and ub >= 0:
+            nodes[sp] = b
+            bounds[sp] = ub
+            sp += 1
+    return arg
+
+
+@njit(cache=True)
+def tree_nearest(T, X, alive, q, m):
+    """The ``m`` remaining records nearest to ``q`` in increasing (distance,
+    index) order: the stable-sort selection of ``_common.nearest``."""
+    perm, start, end, left = T[0], T[1], T[2], T[3]
+    right, cnt = T[4], T[12]
+    bd = np.empty(m)
+    bi = np.empty(m, dtype=np.int64)
+    c = 0
+    nodes = np.empty(STACK, dtype=np.int64)
+    bounds = np.empty(STACK)
+    nodes[0] = 0
+    bounds[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = nodes[sp]
+        if cnt[v] == 0 or (c == m and bounds[sp] > bd[m - 1]):
+            continue
+        if left[v] < 0:
+            for t in range(start[v], end[v]):
+                i = perm[t]
+                if not alive[i]:
+                    continue
+                d = _sqdist(X, i, q)
+                if c < m:
+                    j = c
+                    c += 1
+                elif d < bd[m - 1] or (d == bd[m - 1] and i < bi[m - 1]):
+                    j = m - 1
+                else:
+                    continue
+                while j > 0 and (bd[j - 1] > d or (bd[j - 1] == d and bi[j - 1] > i)):
+                    bd[j] = bd[j - 1]
+                    bi[j] = bi[j - 1]
+                    j -= 1
+                bd[j] = d
+                bi[j] = i
+            continue
+        a, b = left[v], right[v]
+        la = _lower(T, a, q) if cnt[a] > 0 else np.inf
+        lb = _lower(T, b, q) if cnt[b] > 0 else np.inf
+        if la < lb:  # push the nearer child last
+            a, b, la, lb = b, a, lb, la
+        if la < np.inf:
+            nodes[sp] = a
+            bounds[sp] = la
+            sp += 1
+        if lb < np.inf:
+            nodes[sp] = b
+            bounds[sp] = lb
+            sp += 1
+    return bi[:c].copy()
+
+
+# --------------------------------------------------------------------------
+# farthest from the centroid of the remaining records
+
+
+@njit(cache=True)
+def centroid_state(X):
+    """Running column sums of the remaining records with error bounds, the
+    column maxima of |x|, and the scan order (decreasing distance to c₀)."""
+    n, p = X.shape
+    S = np.zeros(p)
+    M = np.zeros(p)
+    for i in range(n):
+        for j in range(p):
+            S[j] += X[i, j]
+            M[j] = max(M[j], abs(X[i, j]))
+    g = n * U / (1.0 - n * U)
+    errS = np.empty(p)
+    for j in range(p):
+        errS[j] = 2.0 * g * n * M[j]
+    c0 = S / max(n, 1)
+    nu = np.empty(n)
+    for i in range(n):
+        nu[i] = np.sqrt(_sqdist(X, i, c0)) * (1.0 + BALL_MARGIN)
+    order = np.argsort(-nu)
+    jump = np.arange(n + 1)
+    work = np.zeros(4, dtype=np.int64)  # scanned since reset, fallbacks, resets, len(order)
+    work[3] = n
+    return S, errS, M, c0, nu, order, jump, work
+
+
+@njit(cache=True)
+def centroid_remove(C, X, i):
+    S, errS = C[0], C[1]
+    for j in range(X.shape[1]):
+        S[j] -= X[i, j]
+        errS[j] += 1.0001 * U * abs(S[j])
+
+
+@njit(cache=True)
+def _next_alive(jump, order, L, alive, pos):
+    root = pos
+    while root < L and (jump[root] != root or not alive[order[root]]):
+        if jump[root] == root:
+            jump[root] = root + 1
+        root = jump[root]
+    while pos < root:
+        nxt = jump[pos]
+        jump[pos] = root
+        pos = nxt
+    return root
+
+
+@njit(cache=True)
+def _reset_scan(C, X, alive, c):
+    S, errS, M, c0, nu, order, jump, work = C
+    c0[:] = c
+    L = 0
+    for t in range(work[3]):  # the remaining records, in the old order
+        i = order[t]
+        if alive[i]:
+            nu[i] = np.sqrt(_sqdist(X, i, c0)) * (1.0 + BALL_MARGIN)
+            order[L] = i
+            L += 1
+    key = np.empty(L)
+    for t in range(L):
+        key[t] = -nu[order[t]]
+    order[:L] = order[:L][np.argsort(key)]
+    for t in range(L + 1):
+        jump[t] = t
+    work[0] = 0
+    work[2] += 1
+    work[3] = L
+
+
+@njit(cache=True)
+def farthest_from_centroid(C, X, alive, m):
+    """The remaining record farthest from the centroid of the ``m`` remaining
+    records, exactly as ``_common.farthest_from_centroid`` on the remaining
+    rows in ascending order (lowest index on ties)."""
+    S, errS, M, c0, nu, order, jump, work = C
+    n, p = X.shape
+    c = S / m
+    # bound on |c - c_ref| per coordinate, c_ref the sequential sum / m
+    g = m * U / (1.0 - m * U)
+    delta2 = 0.0
+    for j in range(p):
+        dj = 2.0 * (errS[j] / m + g * M[j] + 2.0 * U * (abs(c[j]) + M[j]))
+        delta2 += dj * dj
+    delta = np.sqrt(delta2) * 1.01
+    dc = np.sqrt(_sqdist_pts(c, c0)) * (1.0 + BALL_MARGIN)
+    ru = 8.0 * (p + 4) * U  # relative rounding of a computed distance, generous
+    best = -1.0
+    ncand = 0
+    cand = np.empty(16, dtype=np.int64)
+    cd = np.empty(16)
+    L = work[3]
+    pos = _next_alive(jump, order, L, alive, 0)
+    scanned = 0
+    while pos < L:
+        y = order[pos]
+        bound = (nu[y] + dc) ** 2 * (1.0 + BALL_MARGIN)
+        tol = 2.0 * (delta * (2.0 * np.sqrt(max(best, 0.0)) + delta) + 2.0 * ru * max(best, 0.0))
+        if bound < best - tol - 1e-300:
+            break
+        d = _sqdist(X, y, c)
+        scanned += 1
+        if d > best:
+            best = d
+        if ncand == cand.shape[0]:  # keep only candidates still in range
+            tol = 2.0 * (delta * (2.0 * np.sqrt(best) + delta) + 2.0 * ru * best)
+            k = 0
+            for t in range(ncand):
+                if cd[t] >= best - tol:
+                    cand[k] = cand[t]
+                    cd[k] = cd[t]
+                    k += 1
+            ncand = k
+            if ncand == cand.shape[0]:
+                cand = np.concatenate((cand, np.empty(ncand, dtype=np.int64)))
+                cd = np.concatenate((cd, np.empty(ncand)))
+        cand[ncand] = y
+        cd[ncand] = d
+        ncand += 1
+        pos = _next_alive(jump, order, L, alive, pos + 1)
+    work[0] += scanned
+    tol = 2.0 * (delta * (2.0 * np.sqrt(best) + delta) + 2.0 * ru * best)
+    arg = -1
+    same = True
+    for t in range(ncand):
+        if cd[t] >= best - tol:
+            y = cand[t]
+            if arg < 0:
+                arg = y
+            else:
+                for j in range(p):
+                    if X[y, j] != X[arg, j]:
+                        same = False
+                if y < arg:
+                    arg = y
+    if not same:  # a near tie between different rows: the reference's own centroid
+        work[1] += 1
+        acc = np.zeros(p)
+        for i in range(n):
+            if alive[i]:
+                for j in range(p):
+                    acc[j] += X[i, j]
+        cref = acc / m
+        bestr = -1.0
+        arg = -1
+        for t in range(ncand):
+            if cd[t] >= best - tol:
+                y = cand[t]
+                d = _sqdist(X, y, cref)
+                if d > bestr or (d == bestr and y < arg):
+                    bestr = d
+                    arg = y
+    if work[0] > 4 * m + 64:  # scans got long: re-centre the order on c
+        _reset_scan(C, X, alive, c)
+    return arg
+
+
+# --------------------------------------------------------------------------
+# group formation shared by the drivers
+
+
+@njit(cache=True)
+def remove(T, C, X, alive, i):
+    alive[i] = False
+    tree_remove(T, X, alive, i)
+    centroid_remove(C, X, i)
+
+
+@njit(cache=True)
+def take_group(T, C, X, alive, center, k, out, pos, center_first):
+    """Write ``center`` and its k−1 nearest remaining records to ``out[pos:]``
+    and remove them.  The order is that of the references: the k nearest by
+    (distance, index), with the centre put first if it is not among them
+    (duplicate rows at distance 0) — or always first (``center_first``,
+    ``fixed._group_around``)."""
+    idx = tree_nearest(T, X, alive, X[center], k)
+    has = False
+    for i in idx:
+        if i == center:
+            has = True
+    if has and not (center_first and idx[0] != center):
+        for t in range(k):
+            out[pos + t] = idx[t]
+    else:
+        out[pos] = center
+        t = 1
+        for i in idx:
+            if i != center and t < k:
+                out[pos + t] = i
+                t += 1
+    for t in range(k):
+        remove(T, C, X, alive, out[pos + t])
+    return pos + k

@@ -1,0 +1,116 @@
+"""The indexed MDAV-family kernels give exactly the groups of the quadratic
+references (same groups, same order, ties to the lowest row index)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mipagg.generators import simu
+from mipagg.heuristics import _common
+from mipagg.heuristics import _index as ix
+from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
+
+
+def same_groups(a, b):
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@st.composite
+def tie_data(draw):
+    """Small files with few distinct rows (duplicates, exact distance ties,
+    symmetric configurations) or continuous values, p = 1..10."""
+    n = draw(st.integers(2, 80))
+    p = draw(st.integers(1, 10))
+    k = draw(st.integers(2, max(2, min(7, n))))
+    seed = draw(st.integers(0, 2**32 - 1))
+    kind = draw(st.sampled_from(["pool", "grid", "normal"]))
+    rng = np.random.default_rng(seed)
+    if kind == "pool":
+        base = rng.integers(-3, 4, size=(draw(st.integers(1, n)), p)).astype(float)
+        X = base[rng.integers(0, base.shape[0], size=n)]
+    elif kind == "grid":
+        X = rng.integers(-2, 3, size=(n, p)).astype(float)
+    else:
+        X = rng.normal(size=(n, p))
+    return X, k
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_data())
+def test_mdav_groups_equal_reference(data):
+    X, k = data
+    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+
+
+@pytest.mark.parametrize("n,k", [(2, 2), (5, 2), (6, 3), (9, 3), (17, 4), (40, 10)])
+def test_mdav_identical_rows(n, k):
+    X = np.ones((n, 3))
+    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+    X = np.repeat(np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]]), n, axis=0)
+    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+
+
+@pytest.mark.parametrize("name", ["census", "tarragona"])
+@pytest.mark.parametrize("k", [3, 4, 5, 10])
+def test_mdav_casc_files_equal_reference(name, k, request):
+    X = request.getfixturevalue(name).X
+    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+
+
+@pytest.mark.parametrize("p", [1, 2, 5, 10])
+def test_mdav_random_file_equal_reference(p):
+    X = simu(3000, p, seed=p).X
+    assert same_groups(mdav_groups(X, 3), mdav_groups_reference(X, 3))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,p,k", [(20_000, 10, 3), (100_000, 10, 3), (30_000, 3, 5)])
+def test_mdav_large_random_file_equal_reference(n, p, k):
+    X = simu(n, p, seed=n + p).X
+    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+
+
+# --- the queries one by one, on random subsets of remaining records -----------
+
+@st.composite
+def query_data(draw):
+    X, _ = draw(tie_data())
+    n = X.shape[0]
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    removed = order[: draw(st.integers(0, n - 1))]
+    m = draw(st.integers(1, n))
+    return np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query_data())
+def test_queries_equal_reference(data):
+    X, removed, q, m, leaf = data
+    n = X.shape[0]
+    T = ix.build_tree(X, leaf)
+    C = ix.centroid_state(X)
+    alive = np.ones(n, dtype=np.bool_)
+    for i in removed:
+        ix.remove(T, C, X, alive, i)
+    rows = np.flatnonzero(alive)
+    m = min(m, rows.size)
+    far = rows[int(np.argmax(_common.sqdist_to(X, rows, X[q])))]
+    assert ix.tree_farthest(T, X, alive, X[q]) == far
+    near = rows[_common.nearest(X, rows, X[q], m)]
+    assert np.array_equal(ix.tree_nearest(T, X, alive, X[q], m), near)
+    fc = rows[_common.farthest_from_centroid(X, rows)]
+    assert ix.farthest_from_centroid(C, X, alive, rows.size) == fc
+
+
+def test_centroid_near_tie_is_decided_by_the_reference_centroid():
+    """Records at the same distance from the centroid (a symmetric file): the
+    exact sequential centroid of the reference decides, through the fallback."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.1, 0.2], [-0.1, -0.2]])
+    C = ix.centroid_state(X)
+    alive = np.ones(6, dtype=np.bool_)
+    got = ix.farthest_from_centroid(C, X, alive, 6)
+    assert got == _common.farthest_from_centroid(X, np.arange(6))
+    assert C[7][1] == 1  # one fallback to the sequential centroid
