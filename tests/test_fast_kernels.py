@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from mipagg.generators import simu
 from mipagg.heuristics import _common
 from mipagg.heuristics import _index as ix
+from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
+from mipagg.heuristics.paths import (_npn_kernel, mdav_path_groups,
+                                     mdav_path_groups_reference, npn_order)
+
+KERNELS = [(mdav_groups, mdav_groups_reference), (cbfs_groups, cbfs_groups_reference),
+           (mdav_path_groups, mdav_path_groups_reference)]
 
 
 def same_groups(a, b):
@@ -38,37 +44,52 @@ def tie_data(draw):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tie_data())
-def test_mdav_groups_equal_reference(data):
+def test_groups_equal_reference(data):
     X, k = data
-    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+    for fast, ref in KERNELS:
+        assert same_groups(fast(X, k), ref(X, k)), fast.__name__
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_data())
+def test_npn_equals_quadratic_kernel(data):
+    X, _ = data
+    X = np.ascontiguousarray(X)
+    for start in (0, X.shape[0] - 1):
+        assert np.array_equal(npn_order(X, start), _npn_kernel(X, start))
 
 
 @pytest.mark.parametrize("n,k", [(2, 2), (5, 2), (6, 3), (9, 3), (17, 4), (40, 10)])
-def test_mdav_identical_rows(n, k):
-    X = np.ones((n, 3))
-    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
-    X = np.repeat(np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]]), n, axis=0)
-    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+def test_identical_rows(n, k):
+    for fast, ref in KERNELS:
+        X = np.ones((n, 3))
+        assert same_groups(fast(X, k), ref(X, k))
+        X = np.repeat(np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]]), n, axis=0)
+        assert same_groups(fast(X, k), ref(X, k))
 
 
 @pytest.mark.parametrize("name", ["census", "tarragona"])
 @pytest.mark.parametrize("k", [3, 4, 5, 10])
-def test_mdav_casc_files_equal_reference(name, k, request):
+def test_casc_files_equal_reference(name, k, request):
     X = request.getfixturevalue(name).X
-    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+    for fast, ref in KERNELS:
+        assert same_groups(fast(X, k), ref(X, k)), fast.__name__
+    assert np.array_equal(npn_order(X), _npn_kernel(X, int(npn_order(X)[0])))
 
 
 @pytest.mark.parametrize("p", [1, 2, 5, 10])
-def test_mdav_random_file_equal_reference(p):
+def test_random_file_equal_reference(p):
     X = simu(3000, p, seed=p).X
-    assert same_groups(mdav_groups(X, 3), mdav_groups_reference(X, 3))
+    for fast, ref in KERNELS:
+        assert same_groups(fast(X, 3), ref(X, 3)), fast.__name__
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,p,k", [(20_000, 10, 3), (100_000, 10, 3), (30_000, 3, 5)])
-def test_mdav_large_random_file_equal_reference(n, p, k):
+def test_large_random_file_equal_reference(n, p, k):
     X = simu(n, p, seed=n + p).X
-    assert same_groups(mdav_groups(X, k), mdav_groups_reference(X, k))
+    for fast, ref in KERNELS:
+        assert same_groups(fast(X, k), ref(X, k)), fast.__name__
 
 
 # --- the queries one by one, on random subsets of remaining records -----------

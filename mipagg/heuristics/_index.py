@@ -589,3 +589,55 @@ def take_group(T, C, X, alive, center, k, out, pos, center_first):
     for t in range(k):
         remove(T, C, X, alive, out[pos + t])
     return pos + k
+
+
+@njit(cache=True)
+def centre_groups(X, k, pairs, stop, center_first):
+    """Groups formed around the record r farthest from the centroid of the
+    remaining records (and, with ``pairs``, then around the record s farthest
+    from r), while at least ``stop`` records remain.  Returns the members in
+    formation order, the group sizes and the mask of remaining records: the
+    loops of CBFS (``pairs=False, stop=2k``) and of the MDAV path of seed 004
+    (``pairs=True, stop=2k``), the centre put first as ``fixed._group_around``
+    does (``center_first``)."""
+    n = X.shape[0]
+    T = build_tree(X, LEAF_SIZE)
+    C = centroid_state(X)
+    alive = np.ones(n, dtype=np.bool_)
+    out = np.empty(n, dtype=np.int64)
+    sizes = np.empty(n // k + 1, dtype=np.int64)
+    m, pos, g = n, 0, 0
+    while m >= stop:
+        r = farthest_from_centroid(C, X, alive, m)
+        if pairs:
+            s = tree_farthest(T, X, alive, X[r])
+        pos = take_group(T, C, X, alive, r, k, out, pos, center_first)
+        sizes[g] = k
+        g += 1
+        m -= k
+        if pairs:
+            if not alive[s]:
+                s = tree_farthest(T, X, alive, X[r])
+            pos = take_group(T, C, X, alive, s, k, out, pos, center_first)
+            sizes[g] = k
+            g += 1
+            m -= k
+    return out[:pos].copy(), sizes[:g].copy(), alive
+
+
+@njit(cache=True)
+def npn_path(X, start):
+    """Nearest point next from ``start`` (ties: lowest row index), the path of
+    ``paths._npn_kernel`` with each step answered by the tree."""
+    n = X.shape[0]
+    T = build_tree(X, LEAF_SIZE)
+    alive = np.ones(n, dtype=np.bool_)
+    order = np.empty(n, dtype=np.int64)
+    cur = start
+    for t in range(n):
+        order[t] = cur
+        alive[cur] = False
+        tree_remove(T, X, alive, cur)
+        if t < n - 1:
+            cur = tree_nearest(T, X, alive, X[cur], 1)[0]
+    return order

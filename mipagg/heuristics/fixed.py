@@ -26,8 +26,9 @@ from ..partition import Partition
 from ..univariate import check_k
 from ._common import centroid as _centroid
 from ._common import as_rows, farthest_from_centroid, nearest, sqdist_to
+from . import _index as ix
 
-__all__ = ["md", "md_groups", "cbfs", "cbfs_groups"]
+__all__ = ["md", "md_groups", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
 
 
 
@@ -134,7 +135,21 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
 
 def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     """Groups of CBFS (seed 004 §4.2.3, Laszlo & Mukherjee 2005), in formation
-    order; each group starts with its centre r.  O(n²/k) distance computations."""
+    order; each group starts with its centre r.  Exactly the groups of
+    :func:`cbfs_groups_reference`, the queries answered by the index of
+    :mod:`mipagg.heuristics._index`; O(n) memory."""
+    X = as_rows(X)
+    k = check_k(k, X.shape[0])
+    out, sizes, alive = ix.centre_groups(X, k, False, 2 * k, True)
+    groups = np.split(out, np.cumsum(sizes)[:-1]) if sizes.size else []
+    groups.append(np.flatnonzero(alive))
+    return groups
+
+
+def cbfs_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
+    """Readable O(n²/k) version of :func:`cbfs_groups` (ties: lowest row index;
+    the centroid is the sequential sum of the remaining rows in ascending
+    order divided by their number)."""
     X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)

@@ -29,11 +29,12 @@ from numba import njit
 from ..partition import Partition
 from ..univariate import check_k, mhm
 from ._common import as_rows, farthest_from_centroid, sqdist_to
+from . import _index as ix
 from .fixed import _close_groups, _pair_groups, cbfs_groups, md_groups
 
 __all__ = [
     "npn_order", "npn_order_reference", "md_order", "mdav_order", "cbfs_order", "groups_order",
-    "mdav_path_groups", "npn_mhm", "md_mhm", "mdav_mhm", "cbfs_mhm",
+    "mdav_path_groups", "mdav_path_groups_reference", "npn_mhm", "md_mhm", "mdav_mhm", "cbfs_mhm",
 ]
 
 
@@ -72,8 +73,11 @@ def npn_order(X: np.ndarray, start: int | None = None) -> np.ndarray:
     """Nearest point next (seed 004 §4.2.1): a permutation of the rows that
     starts at ``start`` (default: the record farthest from the centroid) and
     always moves to the nearest unvisited record (ties: lowest row index).
-    n(n+1)/2 − 1 distance computations (Lemma 2); compiled loop, checked
-    against :func:`npn_order_reference`.
+    Each step is a nearest-remaining query to the k-d tree of
+    :mod:`mipagg.heuristics._index` (the n(n+1)/2 − 1 distance computations
+    of Lemma 2 only in the worst case); checked against
+    :func:`npn_order_reference` and the compiled quadratic loop
+    ``_npn_kernel``.
 
     >>> import numpy as np
     >>> npn_order(np.array([[0.], [5.], [1.], [9.]])).tolist()
@@ -85,7 +89,7 @@ def npn_order(X: np.ndarray, start: int | None = None) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if start is None:
         start = farthest_from_centroid(X, np.arange(n))
-    return _npn_kernel(X, int(start))
+    return ix.npn_path(X, int(start))
 
 
 def npn_order_reference(X: np.ndarray, start: int | None = None) -> np.ndarray:
@@ -130,7 +134,18 @@ def groups_order(X: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
 
 def mdav_path_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     """MDAV groups as seed 004 §4.2.3 steps 1-5 describe them (formation
-    order, centre first).  O(n²/k) distance computations (Lemma 4)."""
+    order, centre first): exactly those of :func:`mdav_path_groups_reference`,
+    the queries answered by the index of :mod:`mipagg.heuristics._index`."""
+    X = as_rows(X)
+    k = check_k(k, X.shape[0])
+    out, sizes, alive = ix.centre_groups(X, k, True, 2 * k, True)
+    groups = list(np.split(out, np.cumsum(sizes)[:-1])) if sizes.size else []
+    return _close_groups(X, alive, k, groups)
+
+
+def mdav_path_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
+    """Readable version of :func:`mdav_path_groups`.  O(n²/k) distance
+    computations (Lemma 4)."""
     X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
