@@ -11,6 +11,7 @@ from mipagg.heuristics import _common
 from mipagg.heuristics import _index as ix
 from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
+from mipagg.heuristics.vmdav import vmdav_labels, vmdav_labels_reference
 from mipagg.heuristics.paths import (_npn_kernel, mdav_path_groups,
                                      mdav_path_groups_reference, npn_order)
 
@@ -135,3 +136,22 @@ def test_centroid_near_tie_is_decided_by_the_reference_centroid():
     got = ix.farthest_from_centroid(C, X, alive, 6)
     assert got == _common.farthest_from_centroid(X, np.arange(6))
     assert C[7][1] == 1  # one fallback to the sequential centroid
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_data(), st.sampled_from([0.0, 0.2, 1.0, 2.0, 50.0]))
+def test_vmdav_equals_reference(data, gamma):
+    X, k = data
+    assert np.array_equal(vmdav_labels(X, k, gamma), vmdav_labels_reference(X, k, gamma))
+
+
+@pytest.mark.parametrize("name", ["census", "tarragona"])
+@pytest.mark.parametrize("k,gamma", [(3, 0.2), (5, 1.1), (10, 2.0)])
+def test_vmdav_casc_files_equal_reference(name, k, gamma, request):
+    X = request.getfixturevalue(name).X
+    assert np.array_equal(vmdav_labels(X, k, gamma), vmdav_labels_reference(X, k, gamma))
+
+
+def test_vmdav_random_file_equal_reference():
+    X = simu(3000, 10, seed=5).X
+    assert np.array_equal(vmdav_labels(X, 3, 0.2), vmdav_labels_reference(X, 3, 0.2))

@@ -26,20 +26,88 @@ Choices this implementation documents (the seeds only name the method):
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..errors import ParameterError
 from ..partition import Partition
 from ..univariate import check_k
 from ._common import as_rows, farthest_from_centroid, sqdist_to
+from . import _index as ix
 from .fixed import _group_around
 
-__all__ = ["vmdav", "vmdav_labels", "vmdav_best", "DEFAULT_GAMMAS"]
+__all__ = ["vmdav", "vmdav_labels", "vmdav_labels_reference", "vmdav_best", "DEFAULT_GAMMAS"]
 
 DEFAULT_GAMMAS = tuple(round(0.1 * i, 1) for i in range(21))  # 0.0, 0.1, ..., 2.0
 
 
+@njit(cache=True)
+def _vmdav_kernel(X, k, gamma):
+    n = X.shape[0]
+    T = ix.build_tree(X, ix.LEAF_SIZE)
+    C = ix.centroid_state(X)
+    alive = np.ones(n, dtype=np.bool_)
+    labels = np.full(n, -1, dtype=np.int64)
+    group = np.empty(2 * k, dtype=np.int64)
+    m, g = n, 0
+    while m >= k:
+        e = ix.farthest_from_centroid(C, X, alive, m)
+        ix.take_group(T, C, X, alive, e, k, group, 0, True)
+        size = k
+        m -= k
+        if gamma > 0:
+            for _ in range(k - 1):
+                if m < 2:
+                    break
+                # e_in: the free record nearest to the group (single linkage)
+                d_in, e_in = np.inf, -1
+                for t in range(size):
+                    nb = ix.tree_nearest(T, X, alive, X[group[t]], 1)[0]
+                    d = ix._sqdist(X, nb, X[group[t]])
+                    if d < d_in or (d == d_in and nb < e_in):
+                        d_in, e_in = d, nb
+                two = ix.tree_nearest(T, X, alive, X[e_in], 2)
+                other = two[0] if two[0] != e_in else two[1]
+                d_out = ix._sqdist(X, other, X[e_in])
+                if not np.sqrt(d_in) < gamma * np.sqrt(d_out):
+                    break
+                ix.remove(T, C, X, alive, e_in)
+                group[size] = e_in
+                size += 1
+                m -= 1
+        for t in range(size):
+            labels[group[t]] = g
+        g += 1
+    return labels
+
+
 def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
-    """Group labels of V-MDAV (groups numbered in formation order).
+    """Group labels of V-MDAV (groups numbered in formation order), exactly
+    those of :func:`vmdav_labels_reference`: the farthest, nearest and
+    nearest-to-the-group queries are answered by the index of
+    :mod:`mipagg.heuristics._index` (ties: lowest row index); O(n) memory."""
+    X = as_rows(X)
+    n = X.shape[0]
+    k = check_k(k, n)
+    gamma = float(gamma)
+    if not gamma >= 0:
+        raise ParameterError(f"gamma must be a non-negative number, got {gamma!r}")
+    labels = _vmdav_kernel(X, k, gamma)
+    free = labels < 0
+    _attach(X, labels, free)
+    return labels
+
+
+def _attach(X, labels, free):
+    """Leftovers (< k): each joins the group of its nearest assigned record."""
+    left = np.flatnonzero(free)
+    if left.size:
+        done = np.flatnonzero(~free)
+        for r in left:
+            labels[r] = labels[done[int(np.argmin(sqdist_to(X, done, X[r])))]]
+
+
+def vmdav_labels_reference(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
+    """Readable version of :func:`vmdav_labels`.
 
     O(n²/k) distance computations for the seeds and k−1 nearest, plus O(n)
     per extension step (at most k−1 per group).
