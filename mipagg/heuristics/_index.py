@@ -592,22 +592,40 @@ def take_group(T, C, X, alive, center, k, out, pos, center_first):
 
 
 @njit(cache=True)
-def centre_groups(X, k, pairs, stop, center_first):
+def start(X):
+    """Index and state of a run over all rows of ``X``: tree, centroid state,
+    remaining mask, output buffer and ``st`` = (remaining, written, groups)."""
+    n = X.shape[0]
+    st = np.zeros(3, dtype=np.int64)
+    st[0] = n
+    return (build_tree(X, LEAF_SIZE), centroid_state(X), np.ones(n, dtype=np.bool_),
+            np.empty(n, dtype=np.int64), st)
+
+
+def in_chunks(steps, st, n, name, verbose):
+    """Call ``steps(budget)`` until it returns True, printing progress to
+    stderr every few seconds when ``verbose``."""
+    from ..progress import Progress
+
+    progress = Progress(name, enabled=verbose)
+    budget = max(1, n // 400)
+    while not steps(budget):
+        progress.update(records=f"{n - int(st[0])}/{n} grouped")
+    progress.done(records=f"{n}/{n} grouped")
+
+
+@njit(cache=True)
+def centre_groups(X, k, pairs, stop, center_first, T, C, alive, out, sizes, st, budget):
     """Groups formed around the record r farthest from the centroid of the
     remaining records (and, with ``pairs``, then around the record s farthest
-    from r), while at least ``stop`` records remain.  Returns the members in
-    formation order, the group sizes and the mask of remaining records: the
-    loops of CBFS (``pairs=False, stop=2k``) and of the MDAV path of seed 004
-    (``pairs=True, stop=2k``), the centre put first as ``fixed._group_around``
-    does (``center_first``)."""
-    n = X.shape[0]
-    T = build_tree(X, LEAF_SIZE)
-    C = centroid_state(X)
-    alive = np.ones(n, dtype=np.bool_)
-    out = np.empty(n, dtype=np.int64)
-    sizes = np.empty(n // k + 1, dtype=np.int64)
-    m, pos, g = n, 0, 0
-    while m >= stop:
+    from r), while at least ``stop`` records remain; at most ``budget`` steps
+    from state ``st`` (see :func:`start`); True when done.  The loops of CBFS
+    (``pairs=False, stop=2k``) and of the MDAV path of seed 004 (``pairs=True,
+    stop=2k``), the centre put first as ``fixed._group_around`` does
+    (``center_first``)."""
+    m, pos, g = st[0], st[1], st[2]
+    steps = 0
+    while m >= stop and steps < budget:
         r = farthest_from_centroid(C, X, alive, m)
         if pairs:
             s = tree_farthest(T, X, alive, X[r])
@@ -622,7 +640,20 @@ def centre_groups(X, k, pairs, stop, center_first):
             sizes[g] = k
             g += 1
             m -= k
-    return out[:pos].copy(), sizes[:g].copy(), alive
+        steps += 1
+    st[0], st[1], st[2] = m, pos, g
+    return m < stop
+
+
+def centre_groups_list(X, k, pairs, name, verbose):
+    """:func:`centre_groups` to the end (stop = 2k, centre first): the list of
+    groups formed and the mask of the records left."""
+    T, C, alive, out, st = start(X)
+    sizes = np.empty(X.shape[0] // k + 1, dtype=np.int64)
+    in_chunks(lambda budget: centre_groups(X, k, pairs, 2 * k, True, T, C, alive, out, sizes,
+                                           st, budget), st, X.shape[0], name, verbose)
+    groups = list(np.split(out[:st[1]], np.cumsum(sizes[:st[2]])[:-1])) if st[2] else []
+    return groups, alive
 
 
 @njit(cache=True)

@@ -133,15 +133,14 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     return _close_groups(X, free, k, groups)
 
 
-def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
+def cbfs_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
     """Groups of CBFS (seed 004 §4.2.3, Laszlo & Mukherjee 2005), in formation
     order; each group starts with its centre r.  Exactly the groups of
     :func:`cbfs_groups_reference`, the queries answered by the index of
     :mod:`mipagg.heuristics._index`; O(n) memory."""
     X = as_rows(X)
     k = check_k(k, X.shape[0])
-    out, sizes, alive = ix.centre_groups(X, k, False, 2 * k, True)
-    groups = np.split(out, np.cumsum(sizes)[:-1]) if sizes.size else []
+    groups, alive = ix.centre_groups_list(X, k, False, "cbfs", verbose)
     groups.append(np.flatnonzero(alive))
     return groups
 
@@ -181,7 +180,7 @@ def md(X: np.ndarray, k: int) -> Partition:
     return Partition.from_groups(md_groups(X, k), X)
 
 
-def cbfs(X: np.ndarray, k: int) -> Partition:
+def cbfs(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """CBFS, centroid-based fixed-size microaggregation (Laszlo & Mukherjee
     2005; seed 004 §4.2.3).  O(n²/k) distance computations.
 
@@ -193,4 +192,4 @@ def cbfs(X: np.ndarray, k: int) -> Partition:
     [4, 3]
     """
     X = as_rows(X)
-    return Partition.from_groups(cbfs_groups(X, k), X)
+    return Partition.from_groups(cbfs_groups(X, k, verbose=verbose), X)

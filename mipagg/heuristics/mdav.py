@@ -40,15 +40,13 @@ def _take_group(X, remaining, center_pos, k):
 
 
 @njit(cache=True)
-def _mdav_kernel(X, k, leaf_size):
+def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget):
+    """At most ``budget`` MDAV steps (two groups each) from state ``st`` =
+    (remaining, written, groups); True once every group is formed."""
     n = X.shape[0]
-    T = ix.build_tree(X, leaf_size)
-    C = ix.centroid_state(X)
-    alive = np.ones(n, dtype=np.bool_)
-    out = np.empty(n, dtype=np.int64)
-    sizes = np.empty(n // k + 1, dtype=np.int64)
-    m, pos, g = n, 0, 0
-    while m >= 3 * k:
+    m, pos, g = st[0], st[1], st[2]
+    steps = 0
+    while m >= 3 * k and steps < budget:
         r = ix.farthest_from_centroid(C, X, alive, m)
         s = ix.tree_farthest(T, X, alive, X[r])
         pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
@@ -59,36 +57,40 @@ def _mdav_kernel(X, k, leaf_size):
         sizes[g + 1] = k
         g += 2
         m -= 2 * k
-    if m >= 2 * k:
-        r = ix.farthest_from_centroid(C, X, alive, m)
-        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
-        sizes[g] = k
+        steps += 1
+    done = m < 3 * k
+    if done:
+        if m >= 2 * k:
+            r = ix.farthest_from_centroid(C, X, alive, m)
+            pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+            sizes[g] = k
+            g += 1
+            m -= k
+        for i in range(n):
+            if alive[i]:
+                out[pos] = i
+                pos += 1
+        sizes[g] = m
         g += 1
-        m -= k
-    for i in range(n):
-        if alive[i]:
-            out[pos] = i
-            pos += 1
-    sizes[g] = m
-    return out, sizes[:g + 1].copy(), C[7].copy()
+    st[0], st[1], st[2] = m, pos, g
+    return done
 
 
-def _split(out, sizes):
-    return np.split(out, np.cumsum(sizes)[:-1])
-
-
-def mdav_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
+def mdav_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
     """The groups of MDAV, in the order they are formed (each starts with its
     centre r or s), exactly those of :func:`mdav_groups_reference`.
 
     The farthest and nearest queries go to the compiled index of
     :mod:`mipagg.heuristics._index` (k-d tree with removals, scan by distance
-    to a moving centre); O(n) memory.
+    to a moving centre); O(n) memory.  ``verbose`` prints progress to stderr.
     """
     X = as_rows(X)
     k = check_k(k, X.shape[0])
-    out, sizes, _ = _mdav_kernel(X, k, ix.LEAF_SIZE)
-    return _split(out, sizes)
+    T, C, alive, out, st = ix.start(X)
+    sizes = np.empty(X.shape[0] // k + 1, dtype=np.int64)
+    ix.in_chunks(lambda budget: _mdav_steps(X, k, T, C, alive, out, sizes, st, budget),
+                 st, X.shape[0], "mdav", verbose)
+    return np.split(out, np.cumsum(sizes[:st[2]])[:-1])
 
 
 def mdav_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
@@ -125,7 +127,7 @@ def mdav_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     return groups
 
 
-def mdav(X: np.ndarray, k: int) -> Partition:
+def mdav(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """MDAV fixed-size microaggregation (Domingo-Ferrer & Torra 2005; seed 004
     section 4.2.3).  Every group has k records except possibly the last
     (k..2k−1).  O(n²/k) distance computations.
@@ -137,4 +139,4 @@ def mdav(X: np.ndarray, k: int) -> Partition:
     >>> mdav(X, 3).sizes.tolist()
     [3, 3]
     """
-    return Partition.from_groups(mdav_groups(X, k), X)
+    return Partition.from_groups(mdav_groups(X, k, verbose=verbose), X)

@@ -132,14 +132,13 @@ def groups_order(X: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out).astype(np.int64)
 
 
-def mdav_path_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
+def mdav_path_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
     """MDAV groups as seed 004 §4.2.3 steps 1-5 describe them (formation
     order, centre first): exactly those of :func:`mdav_path_groups_reference`,
     the queries answered by the index of :mod:`mipagg.heuristics._index`."""
     X = as_rows(X)
     k = check_k(k, X.shape[0])
-    out, sizes, alive = ix.centre_groups(X, k, True, 2 * k, True)
-    groups = list(np.split(out, np.cumsum(sizes)[:-1])) if sizes.size else []
+    groups, alive = ix.centre_groups_list(X, k, True, "mdav path", verbose)
     return _close_groups(X, alive, k, groups)
 
 
@@ -164,19 +163,19 @@ def md_order(X: np.ndarray, k: int) -> np.ndarray:
     return groups_order(X, md_groups(X, k))
 
 
-def mdav_order(X: np.ndarray, k: int) -> np.ndarray:
+def mdav_order(X: np.ndarray, k: int, *, verbose: bool = False) -> np.ndarray:
     """MDAV path (seed 004 §4.2.3 steps 1-7).
 
     >>> import numpy as np
     >>> mdav_order(np.array([[0.], [1.], [2.], [10.], [11.], [12.]]), 3).tolist()
     [0, 1, 2, 3, 4, 5]
     """
-    return groups_order(X, mdav_path_groups(X, k))
+    return groups_order(X, mdav_path_groups(X, k, verbose=verbose))
 
 
-def cbfs_order(X: np.ndarray, k: int) -> np.ndarray:
+def cbfs_order(X: np.ndarray, k: int, *, verbose: bool = False) -> np.ndarray:
     """CBFS path (seed 004 §4.2.3, last paragraph, with steps 6-7)."""
-    return groups_order(X, cbfs_groups(X, k))
+    return groups_order(X, cbfs_groups(X, k, verbose=verbose))
 
 
 def npn_mhm(X: np.ndarray, k: int) -> Partition:
@@ -189,11 +188,11 @@ def md_mhm(X: np.ndarray, k: int) -> Partition:
     return mhm(X, md_order(X, k), k)
 
 
-def mdav_mhm(X: np.ndarray, k: int) -> Partition:
+def mdav_mhm(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """MDAV-MHM (seed 004 §4.3): MHM on the MDAV path.  O(n²/k)."""
-    return mhm(X, mdav_order(X, k), k)
+    return mhm(X, mdav_order(X, k, verbose=verbose), k)
 
 
-def cbfs_mhm(X: np.ndarray, k: int) -> Partition:
+def cbfs_mhm(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """CBFS-MHM (seed 004 §4.3): MHM on the CBFS path.  O(n²/k)."""
-    return mhm(X, cbfs_order(X, k), k)
+    return mhm(X, cbfs_order(X, k, verbose=verbose), k)
