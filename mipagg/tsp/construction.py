@@ -91,11 +91,61 @@ def _rnn_kernel(D, S):
     return best_start
 
 
-def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
+@njit(cache=True)
+def _nn_points_chunk(X, tour, visited, step, steps):
+    """Steps ``step .. step+steps−1`` of the nearest-neighbour tour, with
+    squared distances computed from the rows of X (no n×n matrix); ties go
+    to the lowest index.  Returns the next step."""
+    n, p = X.shape
+    end = min(n, step + steps)
+    for t in range(step, end):
+        cur = tour[t - 1]
+        best = -1
+        bestd = np.inf
+        for j in range(n):
+            if visited[j]:
+                continue
+            s = 0.0
+            for c in range(p):
+                d = X[j, c] - X[cur, c]
+                s += d * d
+            if s < bestd:
+                bestd = s
+                best = j
+        tour[t] = best
+        visited[best] = True
+    return end
+
+
+def _nn_points(A, start, deadline=None) -> np.ndarray:
+    """Nearest-neighbour tour from ``start`` in O(n·p) memory, in compiled
+    chunks (Python handles signals between them).  Under a ``deadline``
+    that expires, the unvisited records follow in index order (still a
+    tour; the deadline's ``hit`` says so)."""
+    from ..deadline import chunk_steps
+
+    n, p = A.shape
+    tour = np.empty(n, dtype=np.int64)
+    visited = np.zeros(n, dtype=np.bool_)
+    tour[0] = start
+    visited[start] = True
+    step, steps = 1, chunk_steps(n * (p + 1.0))
+    while step < n:
+        step = _nn_points_chunk(A, tour, visited, step, steps)
+        if step < n and deadline is not None and deadline.expired():
+            tour[step:] = np.flatnonzero(~visited)
+            break
+    return tour
+
+
+def nearest_neighbor_tour(X, *, seed=None, start=None, time_limit=None) -> np.ndarray:
     """Nearest-neighbour tour (seed 002 §5.2; seed 003 §2.2.3).
 
     Start at a random record (drawn from ``seed``) or at ``start``, then
-    repeatedly move to the nearest unvisited record.  O(n²).
+    repeatedly move to the nearest unvisited record (squared distances from
+    the coordinates: O(n²·p) time, O(n·p) memory, compiled chunks).
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`): when
+    it expires, the unvisited records follow in index order.
 
     >>> nearest_neighbor_tour([[0.0], [5.0], [1.0], [2.0]], start=0).tolist()
     [0, 2, 3, 1]
@@ -106,7 +156,9 @@ def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
         start = int(np.random.default_rng(seed).integers(n))
     if not 0 <= int(start) < n:
         raise ParameterError(f"start must be in range({n}), got {start}")
-    return _nn_kernel(distance_matrix(A), int(start))
+    from ..deadline import Deadline
+
+    return _nn_points(A, int(start), Deadline.of(time_limit))
 
 
 def repetitive_nn_tour(X) -> np.ndarray:
@@ -281,9 +333,11 @@ def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
     A = as_points(X)
     n = A.shape[0]
     D = distance_matrix(A)
-    if method == "nn":
-        return _nn_every_start(D)
     out = np.empty((n, n), dtype=np.int64)
+    if method == "nn":   # one compiled O(n²) call per start: Ctrl-C is honoured between them
+        for i in range(n):
+            out[i] = _nn_kernel(D, i)
+        return out
     gens = np.random.default_rng(seed).spawn(n) if method == "arbitrary" else None
     code = {"nearest": 0, "farthest": 1, "arbitrary": 2}.get(method, -1)
     for i in range(n):
@@ -293,13 +347,4 @@ def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
         others = np.delete(np.arange(n, dtype=np.int64), i)
         order = gens[i].permutation(others) if gens is not None else others
         out[i] = _select_insert_kernel(D, i, code, order)
-    return out
-
-
-@njit(cache=True)
-def _nn_every_start(D):
-    n = D.shape[0]
-    out = np.empty((n, n), dtype=np.int64)
-    for i in range(n):
-        out[i] = _nn_kernel(D, i)
     return out

@@ -54,8 +54,17 @@ def _solver():
     return _elkai
 
 
-def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
-    """LKH tour for a symmetric non-negative distance matrix ``D`` (any n ≥ 1)."""
+def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100,
+                    time_limit=None) -> np.ndarray:
+    """LKH tour for a symmetric non-negative distance matrix ``D`` (any n ≥ 1).
+
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`) becomes
+    LKH's TIME_LIMIT (the remaining time, at least 0.1 s): LKH then stops
+    its trials and returns its best tour.  The call itself cannot be
+    interrupted (compiled C); Ctrl-C takes effect when it returns."""
+    from ..deadline import Deadline
+
+    deadline = Deadline.of(time_limit)
     solver = _solver()
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise ParameterError(f"runs must be a positive integer, got {runs!r}")
@@ -69,22 +78,27 @@ def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100) 
         raise ParameterError(f"seed for LKH must be an integer in [0, 2**31), got {seed}")
     top = float(D.max())
     scale = _SCALE_TOP / top if top > 0 else 1.0
-    W = np.rint(D * scale).astype(np.int64)
     params = f"RUNS = {int(runs)}\nSEED = {seed}\nPROBLEM_FILE = :stdin:\nTRACE_LEVEL = 0\n"
     if max_trials is not None:
         if int(max_trials) < 1:
             raise ParameterError(f"max_trials must be a positive integer, got {max_trials}")
         params += f"MAX_TRIALS = {int(max_trials)}\n"
-    rows = "\n".join(" ".join(map(str, r)) for r in W.tolist())
-    problem = (f"TYPE : TSP\nDIMENSION : {n}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
-               f"EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n{rows}\nEOF\n")
+    # row by row (W.tolist() at once would hold n² Python ints, ≈ 40 bytes each)
+    head = (f"TYPE : TSP\nDIMENSION : {n}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
+            f"EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION")
+    problem = "\n".join([head, *(" ".join(map(str, np.rint(D[i] * scale).astype(np.int64)
+                                             .tolist())) for i in range(n)), "EOF\n"])
+    if deadline.bounded:
+        params += f"TIME_LIMIT = {max(deadline.left(), 0.1):.3f}\n"
     tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
+    if deadline.bounded:
+        deadline.expired()
     if tour.shape[0] != n or np.unique(tour).size != n:
         raise SolverError(f"LKH returned an invalid tour of length {tour.shape[0]} for n = {n}")
     return tour
 
 
-def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
+def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100, time_limit=None) -> np.ndarray:
     """LKH (Lin–Kernighan–Helsgaun) tour of the rows of ``X`` — the
     "LK"/Concorde-grade tour of seed 002 §5.2 and seed 003 ch. 4.
 
@@ -97,4 +111,5 @@ def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
     (5,)
     """
     A = as_points(X)
-    return lkh_matrix_tour(distance_matrix(A), seed=seed, runs=runs, max_trials=max_trials)
+    return lkh_matrix_tour(distance_matrix(A), seed=seed, runs=runs, max_trials=max_trials,
+                           time_limit=time_limit)
