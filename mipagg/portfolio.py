@@ -176,7 +176,10 @@ class _Run:
     """Mutable state of one portfolio call: best partition, runs, clock."""
 
     def __init__(self, X, k, seed, time_limit, progress):
+        from .deadline import Deadline
+
         self.X, self.k, self.seed = X, k, seed
+        self.clock = Deadline(time_limit)   # handed to every loop that can run long
         self.t0 = time.perf_counter()
         self.deadline = self.t0 + time_limit
         self.time_limit = time_limit
@@ -240,13 +243,30 @@ class _Run:
                              best_il=il, lower_bound=self.lower_bound, **fields)
 
     def improve(self, P: Partition) -> Partition:
-        """Split large groups, local search, RCS (seeded), split again."""
+        """Split large groups, local search, RCS (seeded), split again; all
+        stop at the portfolio's deadline."""
         from .improve import improve_partition
 
-        Q = improve_partition(self.X, P, self.k, how="local")
+        Q = improve_partition(self.X, P, self.k, how="local", time_limit=self.clock)
         s = _child_seed(self.seed, "rcs", self.rcs_count)
         self.rcs_count += 1
-        return improve_partition(self.X, Q, self.k, how="rcs", seed=s)
+        Q = improve_partition(self.X, Q, self.k, how="rcs", seed=s, time_limit=self.clock)
+        if self.clock.hit:
+            self.time_limited = True
+        return Q
+
+    def fits_memory(self, method: str, options: dict | None = None) -> bool:
+        """False (and the stage recorded as skipped) when ``method`` would not
+        fit in memory (:func:`mipagg.memory.check_memory`)."""
+        from .errors import MipaggError
+        from .memory import check_memory
+
+        try:
+            check_memory(method, self.X.shape[0], self.X.shape[1], self.k, options)
+        except MipaggError as exc:
+            self.skipped.append({"method": method, "reason": f"memory: {exc}"})
+            return False
+        return True
 
     def run(self, method: str, fn, *, options: dict, seed=None, stage: str | None = None):
         """Run ``fn() -> result with .partition`` (or a Partition), improve it,
@@ -404,30 +424,45 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
         R.run("mdav-mhm", lambda: mdav_mhm(X, k), options={})
     if "vmdav" in chosen and go("vmdav"):
         R.run("vmdav", lambda: vmdav(X, k, gamma=0.2), options={"gamma": 0.2})
+    def limit():   # the method's own time limit: the end of the heuristic stage
+        return max(R.left(until), 0.01)
+
     if "mdav-lk-mhm" in chosen and go("mdav-lk-mhm"):
-        R.run("mdav-lk-mhm", lambda: mdav_lk_mhm(X, k), options={"search": "lk"})
+        R.run("mdav-lk-mhm", lambda: mdav_lk_mhm(X, k, time_limit=limit()),
+              options={"search": "lk"})
     if "compress" in chosen:
         for i, c in enumerate(COMPRESSION_RATIOS):
             c = min(c, X.shape[0])
             est = _estimate(R, "compress")
-            est = None if est is None else est * (COMPRESSION_RATIOS[0] / c) ** 2
-            if not go(f"compress c={c}", est):
+            est = (_tour_estimate(tour, -(-X.shape[0] // c)) if est is None
+                   else est * (COMPRESSION_RATIOS[0] / c) ** 2)
+            if not R.fits_memory("compress", {"c": c, "tour": tour}) \
+                    or not go(f"compress c={c}", est):
                 continue
             s = _child_seed(R.seed, "compress", i)
-            R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s),
+            R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s,
+                                                        time_limit=limit()),
                   options={"c": c, "tour": tour}, seed=s)
-    if "tsp-mhm" in chosen:
+    if "tsp-mhm" in chosen and R.fits_memory("tsp-mhm", {"tour": tour}):
         est = _estimate(R, "tsp-mhm")
         if est is None:   # a tour over n points ~ (n / (n/2))² the tour over the c = 2 centroids
             c2 = [r for r in R.runs if r.method == "compress" and r.options.get("c") == 2]
-            est = 3.0 * (c2[0].seconds + c2[0].improve_seconds) if c2 else None
+            est = (3.0 * (c2[0].seconds + c2[0].improve_seconds) if c2
+                   else _tour_estimate(tour, X.shape[0]))
         for i in range(TSP_REPEATS):
             if not go(f"tsp-mhm repeats {i + 1}..{TSP_REPEATS}", est):
                 break
             s = _child_seed(R.seed, "tsp-mhm", i)
-            R.run("tsp-mhm", lambda s=s: hm2_micro(X, k, tour=tour, seed=s),
+            R.run("tsp-mhm", lambda s=s: hm2_micro(X, k, tour=tour, seed=s, time_limit=limit()),
                   options={"tour": tour, "repeat": i}, seed=s)
             est = _estimate(R, "tsp-mhm")
+
+
+def _tour_estimate(tour: str, m: int) -> float | None:
+    """A priori seconds of one LKH tour over m points (Census, m = 1 080:
+    about 2.3 s, docs/bench/tours.md; quadratic in m), before any
+    measurement; None for the other tours (they stop at the deadline)."""
+    return 2.3 * (m / 1080.0) ** 2 if tour == "lkh" else None
 
 
 def _accepts(fn, name: str) -> bool:
@@ -448,6 +483,8 @@ def _exact(R: _Run, exact: list[str], reserve: float, verbose: bool) -> None:
         budget = (R.left() - reserve) * share
         if budget < 0.5:
             R.skip(name, "no time left")
+            continue
+        if not R.fits_memory(name):
             continue
         fn = get_method(name).load()
         kwargs = {"time_limit": budget}
@@ -539,8 +576,11 @@ def _polish(R: _Run) -> dict:
             break
         before = R.best_sse
         s = _child_seed(R.seed, "polish", i)
-        Q = random_cluster_shuffling(X, R.best, k, probability=0.01, max_events=20, seed=s)
-        Q = improve_partition(X, Q, k, how="local")
+        Q = random_cluster_shuffling(X, R.best, k, probability=0.01, max_events=20, seed=s,
+                                     time_limit=R.clock)
+        Q = improve_partition(X, Q, k, how="local", time_limit=R.clock)
+        if R.clock.hit:
+            R.time_limited = True
         R.offer(Q, R.best_run, "rcs")
         record = {"rcs_seed": s, "sse_rcs": R.best_sse}
         if R.left() > 0.05:
