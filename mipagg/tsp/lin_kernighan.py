@@ -234,7 +234,7 @@ def _lk_run(X, tour, nbr, n_real, max_depth, breadth, deadline=None) -> int:
     from ..deadline import chunk_steps
 
     n = tour.shape[0]
-    steps = chunk_steps(n * 4.0 + nbr.shape[1] * breadth * max_depth * 50.0)
+    steps = chunk_steps(n * 40.0 + nbr.shape[1] * breadth * max_depth * 50.0, least=4)
     moves = np.empty((max_depth, 4), dtype=np.int64)
     count = 0
     while True:

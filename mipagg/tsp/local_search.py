@@ -56,11 +56,15 @@ def neighbour_lists(X: np.ndarray, m: int) -> np.ndarray:
         np.fill_diagonal(D, np.inf)
         idx = np.argsort(D, axis=1, kind="stable")[:, :m]
         return np.ascontiguousarray(idx, dtype=np.int64)
-    _, idx = cKDTree(X).query(X, k=m + 1)
+    tree = cKDTree(X)
     out = np.empty((n, m), dtype=np.int64)
-    for i in range(n):
-        row = idx[i][idx[i] != i]
-        out[i] = row[:m]
+    block = 256                                     # Ctrl-C between blocks
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        _, idx = tree.query(X[lo:hi], k=m + 1)
+        keep = idx != np.arange(lo, hi)[:, None]       # drop the record itself, or the
+        keep[keep.all(axis=1), -1] = False             # farthest when duplicates hide it
+        out[lo:hi] = idx[keep].reshape(hi - lo, m)
     return out
 
 
@@ -263,7 +267,7 @@ def _drain(kernel, X, tour, args, deadline) -> int | None:
     from ..deadline import chunk_steps
 
     pos, queue, inq, ht = _work_queue(tour)
-    steps = chunk_steps(tour.shape[0] * 2.0 + 400.0)
+    steps = chunk_steps(tour.shape[0] * 10.0 + 400.0)
     moves = 0
     while ht[0] < ht[1]:
         moves += kernel(X, tour, *args, pos, queue, inq, ht, steps)
