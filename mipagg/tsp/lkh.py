@@ -60,8 +60,12 @@ def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100,
 
     ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`) becomes
     LKH's TIME_LIMIT (the remaining time, at least 0.1 s): LKH then stops
-    its trials and returns its best tour.  The call itself cannot be
-    interrupted (compiled C); Ctrl-C takes effect when it returns."""
+    its trials and returns its best tour.  elkai holds the GIL for the
+    whole call, so from :data:`CHILD_ABOVE` points on LKH runs in a child
+    process (same parameters, same tour): Ctrl-C and SIGTERM stop it at
+    once, and a child still running :data:`GRACE` seconds after the limit
+    (LKH checks TIME_LIMIT only between trials) is killed and the
+    nearest-neighbour tour is returned (the deadline's ``hit`` is set)."""
     from ..deadline import Deadline
 
     deadline = Deadline.of(time_limit)
@@ -90,12 +94,49 @@ def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100,
                                              .tolist())) for i in range(n)), "EOF\n"])
     if deadline.bounded:
         params += f"TIME_LIMIT = {max(deadline.left(), 0.1):.3f}\n"
-    tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
+    if n >= CHILD_ABOVE:
+        tour = _solve_in_child(params, problem, deadline)
+        if tour is None:   # killed at the deadline
+            from .construction import _nn_kernel
+
+            return _nn_kernel(D, 0)
+        tour = np.asarray(tour, dtype=np.int64) - 1
+    else:
+        tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
     if deadline.bounded:
         deadline.expired()
     if tour.shape[0] != n or np.unique(tour).size != n:
         raise SolverError(f"LKH returned an invalid tour of length {tour.shape[0]} for n = {n}")
     return tour
+
+
+CHILD_ABOVE = 1500     # points; LKH takes seconds from here on (Census, 1 080: 2.3 s)
+GRACE = 5.0            # seconds a child may overrun its TIME_LIMIT before it is killed
+_CHILD = ("import sys, json\nfrom elkai import _elkai\n"
+          "params = json.loads(sys.stdin.readline())\n"
+          "tour = _elkai.solve_problem(params, sys.stdin.read())\n"
+          "sys.stdout.write(' '.join(map(str, tour)))\n")
+
+
+def _solve_in_child(params: str, problem: str, deadline) -> list | None:
+    """LKH in a child interpreter (only elkai imported); None when it was
+    killed at ``deadline`` + :data:`GRACE`.  An interrupt in the parent
+    (Ctrl-C, SIGTERM) kills the child as :func:`subprocess.run` unwinds."""
+    import json
+    import subprocess
+    import sys
+
+    timeout = deadline.left() + GRACE if deadline.bounded else None
+    try:
+        out = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(params) + "\n"
+                             + problem, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        deadline.hit = True
+        return None
+    if out.returncode != 0:
+        raise SolverError(f"LKH child process failed (exit {out.returncode}): "
+                          f"{out.stderr.strip()[-300:]}")
+    return [int(v) for v in out.stdout.split()]
 
 
 def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100, time_limit=None) -> np.ndarray:
