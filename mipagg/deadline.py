@@ -29,12 +29,14 @@ import time
 
 from .errors import ParameterError
 
-__all__ = ["Deadline", "chunk_steps"]
+__all__ = ["Deadline", "chunk_steps", "NEVER"]
+
+NEVER = 1e9   # seconds
 
 
 class Deadline:
-    """A wall-clock limit: ``Deadline(seconds)`` from now (``None``/``inf``:
-    never).  ``expired()`` reads the clock and sets ``hit`` when the limit
+    """A wall-clock limit: ``Deadline(seconds)`` from now (``None``, ``inf``
+    or anything from :data:`NEVER` on: never).  ``expired()`` reads the clock and sets ``hit`` when the limit
     has passed; ``left()`` is the time remaining (``inf`` without limit)."""
 
     def __init__(self, seconds=None):
@@ -43,7 +45,8 @@ class Deadline:
                     or math.isnan(seconds) or seconds < 0:
                 raise ParameterError(
                     f"time_limit must be a non-negative number of seconds, got {seconds!r}")
-        self.seconds = None if seconds is None or math.isinf(seconds) else float(seconds)
+        # a limit beyond NEVER (about 30 years) cannot bind: treated as none
+        self.seconds = None if seconds is None or seconds >= NEVER else float(seconds)
         self.at = None if self.seconds is None else time.perf_counter() + self.seconds
         self.hit = False
 
