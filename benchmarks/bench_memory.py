@@ -29,9 +29,9 @@ CASES = [  # (label, method, options, sizes)
     ("tsp-mhm (lk)", "tsp-mhm", {"tour": "lk", "time_limit": 10.0}, (2000, 8000)),
     ("tsp-mhm (lkh)", "tsp-mhm", {"tour": "lkh", "time_limit": 5.0}, (1000, 2500)),
     ("compress (c=2, lkh)", "compress", {"c": 2, "time_limit": 5.0}, (2000, 5000)),
-    ("mf-tsp", "mf-tsp", {"time_limit": 5.0}, (1000, 2000)),
-    ("cg", "cg", {"time_limit": 8.0}, (1000, 2500)),
-    ("bp", "bp", {"time_limit": 8.0}, (1000, 2500)),
+    ("mf-tsp", "mf-tsp", {}, (1000, 1500)),
+    ("cg", "cg", {"time_limit": 40.0}, (1000, 3000)),
+    ("bp", "bp", {"time_limit": 40.0}, (1000, 3000)),
 ]
 
 CHILD = """
