@@ -202,10 +202,11 @@ def _interrupt(path, args, wait_line=True, wait=4.0):
         seen = proc.stderr.readline()
     else:
         select.select([proc.stderr], [], [], wait)
+    if proc.poll() is None:
+        time.sleep(0.5)                   # well inside the long loop
     if proc.poll() is not None:            # finished (or refused) before the signal
         out, err = proc.communicate()
         return proc.returncode, None, seen + err
-    time.sleep(0.5)                       # well inside the long loop
     t = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     try:
@@ -243,5 +244,7 @@ def test_ctrl_c_stops_every_long_method(big_csv, args):
         if code == 2:
             assert "would need about" in err and "Traceback" not in err
         return
-    assert code == 130 and after < 2.0, (code, after, err)
+    assert after < 2.0, (code, after, err)
+    # 130; or the run ended (0) or was refused (2) in the instant the signal was sent
+    assert code == 130 or (code in (0, 2) and "Traceback" not in err), (code, err)
     assert "Traceback" not in err
