@@ -99,9 +99,9 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
     if "verbose" in accepted:
         kwargs["verbose"] = bool(verbose)
-    from .memory import check_memory   # refuse before starting what cannot fit
+    from .memory import check_memory
 
-    check_memory(method, inst.n, inst.X.shape[1], k, kwargs)
+    check_memory(method, inst.n, inst.X.shape[1], k, kwargs)   # refused before it starts
     t0 = time.perf_counter()
     out = fn(inst.X, k, **kwargs)
     if isinstance(out, Partition):

@@ -29,29 +29,30 @@ import time
 
 from .errors import ParameterError
 
-__all__ = ["Deadline", "chunk_steps", "NEVER"]
+__all__ = ["NEVER", "Deadline", "chunk_steps"]
 
 NEVER = 1e9   # seconds
 
 
 class Deadline:
     """A wall-clock limit: ``Deadline(seconds)`` from now (``None``, ``inf``
-    or anything from :data:`NEVER` on: never).  ``expired()`` reads the clock and sets ``hit`` when the limit
-    has passed; ``left()`` is the time remaining (``inf`` without limit)."""
+    or anything from :data:`NEVER` on: never).  ``expired()`` reads the
+    clock and sets ``hit`` when the limit has passed; ``left()`` is the time
+    remaining (``inf`` without limit)."""
 
     def __init__(self, seconds=None):
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
-                    or math.isnan(seconds) or seconds < 0:
-                raise ParameterError(
-                    f"time_limit must be a non-negative number of seconds, got {seconds!r}")
+        if seconds is not None and (isinstance(seconds, bool)
+                                    or not isinstance(seconds, (int, float))
+                                    or math.isnan(seconds) or seconds < 0):
+            raise ParameterError(
+                f"time_limit must be a non-negative number of seconds, got {seconds!r}")
         # a limit beyond NEVER (about 30 years) cannot bind: treated as none
         self.seconds = None if seconds is None or seconds >= NEVER else float(seconds)
         self.at = None if self.seconds is None else time.perf_counter() + self.seconds
         self.hit = False
 
     @classmethod
-    def of(cls, limit) -> "Deadline":
+    def of(cls, limit) -> Deadline:
         """``limit`` itself when it is a Deadline (shared by nested loops),
         else a new Deadline of ``limit`` seconds."""
         return limit if isinstance(limit, Deadline) else cls(limit)

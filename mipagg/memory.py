@@ -33,8 +33,8 @@ import re
 
 from .errors import MipaggError
 
-__all__ = ["estimate_bytes", "available_bytes", "check_memory", "max_records",
-           "QUADRATIC", "format_bytes"]
+__all__ = ["QUADRATIC", "available_bytes", "check_memory", "estimate_bytes", "format_bytes",
+           "max_records"]
 
 BASE = 250 * 2**20          # interpreter, numpy, scipy, numba and its compiled kernels
 LINEAR_P = 80               # copies of the standardized data (bytes per value)

@@ -128,8 +128,9 @@ def _solve_in_child(params: str, problem: str, deadline) -> list | None:
 
     timeout = deadline.left() + GRACE if deadline.bounded else None
     try:
-        out = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(params) + "\n"
-                             + problem, capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run([sys.executable, "-c", _CHILD],
+                             input=json.dumps(params) + "\n" + problem, capture_output=True,
+                             text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         deadline.hit = True
         return None

@@ -221,8 +221,9 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     decompressed path over all records (the "Path Length" column of seed 003
     Tables 5.2-5.4) and ``compressed_path_length`` over the centroids.
     ``time_limit`` (seconds for the whole run) reaches the centroid tour and
-    stops further repeats (summary ``time_limited``).  ``verbose=True``: throttled progress lines on stderr (repeat i/n, best
-    SSE; :class:`mipagg.progress.Progress`).
+    stops further repeats (summary ``time_limited``).  ``verbose=True``:
+    throttled progress lines on stderr (repeat i/n, best SSE;
+    :class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.vstack([np.zeros((4, 2)), np.full((4, 2), 5.0)]) + np.arange(8)[:, None] / 100
