@@ -433,7 +433,8 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
     # MDAV (and V-MDAV) cost O(n²·p/k) with no deadline inside: when that would not
     # fit, a partition in O(n·p + k·n) first (MHM along the first principal direction)
     mdav_est = MDAV_SECONDS * X.shape[0] ** 2 * X.shape[1] / k
-    if mdav_est > R.left(until):
+    if mdav_est > R.left(until):   # the clock decides: the result says time_limited
+        R.time_limited = True
         R.run("pca-mhm", lambda: _pca_mhm(X, k), options={}, until=until)
     if "mdav-mhm" in chosen and go("mdav-mhm", mdav_est):
         R.run("mdav-mhm", lambda: mdav_mhm(X, k), options={}, until=until)
