@@ -210,18 +210,15 @@ def _walk(nxt, start):
 
 
 @njit(cache=True)
-def _select_insert_kernel(D, start, rule, order):
-    """Nearest (rule 0), farthest (1) or arbitrary (2, records taken in
-    ``order``) insertion: choose a record, insert it at its cheapest edge."""
+def _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps):
+    """Steps ``step .. step+steps−1`` of nearest (rule 0), farthest (1) or
+    arbitrary (2, records taken in ``order``) insertion: choose a record,
+    insert it at its cheapest edge.  Returns the next step."""
     n = D.shape[0]
-    nxt = np.empty(n, dtype=np.int64)
-    nxt[start] = start
-    in_tour = np.zeros(n, dtype=np.bool_)
-    in_tour[start] = True
-    mind = D[start].copy()      # distance of each record to the partial tour
-    for step in range(1, n):
+    end = min(n, step + steps)
+    for t in range(step, end):
         if rule == 2:
-            c = order[step - 1]
+            c = order[t - 1]
         else:
             c = -1
             for j in range(n):
@@ -237,24 +234,36 @@ def _select_insert_kernel(D, start, rule, order):
             for j in range(n):
                 if D[c, j] < mind[j]:
                     mind[j] = D[c, j]
-    return _walk(nxt, start)
+    return end
 
 
-@njit(cache=True)
-def _cheapest_insert_kernel(D, start):
-    """Cheapest insertion: the (record, edge) pair of least added length.
+def _select_insert_kernel(D, start, rule, order):
+    """Nearest / farthest / arbitrary insertion in compiled chunks of steps
+    (Ctrl-C is honoured between them)."""
+    from ..deadline import chunk_steps
 
-    Each outside record keeps its best edge; after an insertion of c into
-    (a, b) only the two new edges are tried, except for records whose best
-    edge was (a, b), which are rescanned — O(n²) expected."""
     n = D.shape[0]
     nxt = np.empty(n, dtype=np.int64)
     nxt[start] = start
     in_tour = np.zeros(n, dtype=np.bool_)
     in_tour[start] = True
-    best_a = np.full(n, start, dtype=np.int64)
-    best_cost = 2.0 * D[start]
-    for step in range(1, n):
+    mind = D[start].copy()      # distance of each record to the partial tour
+    step, steps = 1, chunk_steps(3.0 * n)
+    while step < n:
+        step = _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps)
+    return _walk(nxt, start)
+
+
+@njit(cache=True)
+def _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, steps):
+    """Steps ``step .. step+steps−1`` of cheapest insertion: the (record,
+    edge) pair of least added length.  Each outside record keeps its best
+    edge; after an insertion of c into (a, b) only the two new edges are
+    tried, except for records whose best edge was (a, b), which are
+    rescanned — O(n²) expected.  Returns the next step."""
+    n = D.shape[0]
+    end = min(n, step + steps)
+    for _ in range(step, end):
         c = -1
         for j in range(n):
             if not in_tour[j] and (c < 0 or best_cost[j] < best_cost[c]):
@@ -278,6 +287,24 @@ def _cheapest_insert_kernel(D, start):
                 if cost2 < best_cost[u]:
                     best_cost[u] = cost2
                     best_a[u] = c
+    return end
+
+
+def _cheapest_insert_kernel(D, start):
+    """Cheapest insertion in compiled chunks of steps (Ctrl-C is honoured
+    between them)."""
+    from ..deadline import chunk_steps
+
+    n = D.shape[0]
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[start] = start
+    in_tour = np.zeros(n, dtype=np.bool_)
+    in_tour[start] = True
+    best_a = np.full(n, start, dtype=np.int64)
+    best_cost = 2.0 * D[start]
+    step, steps = 1, chunk_steps(8.0 * n)
+    while step < n:
+        step = _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, steps)
     return _walk(nxt, start)
 
 
