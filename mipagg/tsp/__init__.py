@@ -61,9 +61,8 @@ def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
     tour as it stands, LKH gets it as its TIME_LIMIT, the nearest-neighbour
     construction appends the unvisited records; for ``"exact"``, when it
     stops the search before the proof, the best tour found is returned with a
-    :class:`UserWarning`.  The insertion heuristics (O(n²), in compiled
-    chunks, so Ctrl-C is honoured) and ``rnn`` (one compiled call) do not
-    check it.
+    :class:`UserWarning`.  The insertion heuristics and ``rnn`` (compiled
+    chunks, so Ctrl-C is honoured) do not check it.
     """
     from ..deadline import Deadline
 

@@ -57,15 +57,13 @@ def _nn_kernel(D, start):
 
 
 @njit(cache=True)
-def _rnn_kernel(D, S):
-    """Best nearest-neighbour tour over all starts; S[i] = records sorted by
-    distance from i (stable, so ties go to the lowest index).  A start is
-    abandoned as soon as its partial length reaches the best full length."""
+def _rnn_chunk(D, S, visited, lo, hi, best):
+    """Starts ``lo..hi−1`` of repetitive NN; ``best`` = [length, start] of the
+    best tour so far (updated).  S[i] = records sorted by distance from i
+    (stable, so ties go to the lowest index).  A start is abandoned as soon
+    as its partial length reaches the best full length."""
     n = D.shape[0]
-    best_len = np.inf
-    best_start = 0
-    visited = np.zeros(n, dtype=np.bool_)
-    for start in range(n):
+    for start in range(lo, hi):
         visited[:] = False
         cur = start
         visited[cur] = True
@@ -80,15 +78,28 @@ def _rnn_kernel(D, S):
             length += D[cur, nxt]
             visited[nxt] = True
             cur = nxt
-            if length >= best_len:
+            if length >= best[0]:
                 done = False
                 break
         if done:
             length += D[cur, start]
-            if length < best_len:
-                best_len = length
-                best_start = start
-    return best_start
+            if length < best[0]:
+                best[0] = length
+                best[1] = start
+
+
+def _rnn_kernel(D, S) -> int:
+    """Start of the best nearest-neighbour tour over all starts, in compiled
+    chunks of starts (Ctrl-C is honoured between them)."""
+    from ..deadline import chunk_steps
+
+    n = D.shape[0]
+    visited = np.zeros(n, dtype=np.bool_)
+    best = np.array([np.inf, 0.0])
+    steps = chunk_steps(float(n) * n)
+    for lo in range(0, n, steps):
+        _rnn_chunk(D, S, visited, lo, min(n, lo + steps), best)
+    return int(best[1])
 
 
 @njit(cache=True)
