@@ -123,10 +123,12 @@ def neighbourhood_matrix(paths: np.ndarray, window: int) -> np.ndarray:
     paths = np.asarray(paths, dtype=np.int64)
     n = paths.shape[1]
     N = np.zeros((n, n), dtype=np.int64)
+    block = max(1, 1_000_000 // max(n, 1))   # paths per numpy call: Ctrl-C between blocks
     for d in range(1, min(int(window), n - 1) + 1):
-        a, b = paths[:, :-d].ravel(), paths[:, d:].ravel()
-        np.add.at(N, (a, b), 1)
-        np.add.at(N, (b, a), 1)
+        for lo in range(0, paths.shape[0], block):
+            a, b = paths[lo:lo + block, :-d].ravel(), paths[lo:lo + block, d:].ravel()
+            np.add.at(N, (a, b), 1)
+            np.add.at(N, (b, a), 1)
     return N
 
 
