@@ -99,21 +99,34 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
     if "verbose" in accepted:
         kwargs["verbose"] = bool(verbose)
+    from .memory import check_memory
+
+    check_memory(method, inst.n, inst.X.shape[1], k, kwargs)   # refused before it starts
     t0 = time.perf_counter()
     out = fn(inst.X, k, **kwargs)
     if isinstance(out, Partition):
         partition, details = out, {}
     else:
         partition, details = out.partition, dict(out.summary())
+    if "time_limit" in kwargs and "time_limited" not in details:   # did the limit bind?
+        details["time_limited"] = bool((details.get("budget") or {}).get(
+            "time_limited", details.get("status") == "time_limit"))
     if improve is not None:
         from .improve import improve_partition
 
         before = partition.sse()
         extra = ({"verbose": bool(verbose)}
                  if "verbose" in inspect.signature(improve_partition).parameters else {})
+        from .deadline import Deadline
+
+        limited = dict(improve_options)
+        if improve != "exact" and "time_limit" in limited:   # to learn whether it bound
+            limited["time_limit"] = Deadline(limited["time_limit"])
         partition = improve_partition(inst.X, partition, k, how=improve, seed=seed,
-                                      **improve_options, **extra)
+                                      **limited, **extra)
         details.update(improve=improve, sse_before_improve=before)
+        if isinstance(limited.get("time_limit"), Deadline):
+            details["improve_time_limited"] = limited["time_limit"].hit
         if improve_options:
             details["improve_options"] = improve_options
     seconds = time.perf_counter() - t0

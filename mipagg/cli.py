@@ -46,7 +46,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--improve", choices=["local", "rcs", "exact"],
                      help="post-process the partition")
     run.add_argument("--improve-time", type=float,
-                     help="seconds for '--improve exact' (default 300)")
+                     help="time limit of --improve (seconds; '--improve exact': default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
     run.add_argument("--labels", help="write one group label per input row to this file")

@@ -128,7 +128,7 @@ def _tol(X) -> float:
 
 
 def local_search(X: np.ndarray, partition, k: int, *, swaps: bool = True, neighbours: int = 8,
-                 max_passes: int = 100) -> Partition:
+                 max_passes: int = 100, time_limit=None) -> Partition:
     """Deterministic local improvement of a k-partition: passes over the
     records in row order; each record moves to the group that lowers SSE the
     most (only if its group keeps ≥ k records), else swaps with the record of
@@ -142,7 +142,10 @@ def local_search(X: np.ndarray, partition, k: int, *, swaps: bool = True, neighb
     same decisions as the numpy :func:`local_search_reference` (tested), up to
     floating-point summation order on exact ties.  Census, MDAV start, k=3..6:
     0.04–0.08 s against about 0.6 s for the reference in the same run
-    (docs/bench/tsp_micro.md).
+    (docs/bench/tsp_micro.md).  The kernel runs in chunks of records and
+    returns to Python between them (Ctrl-C is honoured); ``time_limit``
+    (seconds or a :class:`~mipagg.deadline.Deadline`) stops it between
+    chunks with the partition as it stands.
 
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [10.], [11.], [3.]])
@@ -152,11 +155,39 @@ def local_search(X: np.ndarray, partition, k: int, *, swaps: bool = True, neighb
     X, k, P = _setup(X, partition, k)
     if int(neighbours) < 1:
         raise ParameterError(f"neighbours must be at least 1, got {neighbours!r}")
+    from .deadline import Deadline, chunk_steps
+
+    deadline = Deadline.of(time_limit)
     lab = np.array(P.labels, dtype=np.int64)
-    _local_search_kernel(X, lab, P.n_groups, k, bool(swaps),
-                         int(neighbours), int(max_passes), _tol(X))
+    n, p = X.shape
+    g = P.n_groups
+    cnt = np.zeros(g, dtype=np.int64)
+    S1 = np.zeros((g, p))
+    eps = _tol(X)
+    step = chunk_steps((g + (n if swaps else 0)) * (p + 1.0))
+    for _ in range(int(max_passes)):
+        _group_sums(X, lab, cnt, S1)
+        changed = False
+        for lo in range(0, n, step):
+            changed |= _local_search_kernel(X, lab, cnt, S1, k, bool(swaps), int(neighbours),
+                                            eps, lo, min(n, lo + step))
+            if deadline.expired():
+                break
+        if not changed or deadline.hit:
+            break
     out = Partition(lab, X)
     return out if out.sse() <= P.sse() else P
+
+
+@njit(cache=True)
+def _group_sums(X, lab, cnt, S1):
+    """Counts and coordinate sums of the groups (recomputed every pass)."""
+    cnt[:] = 0
+    S1[:] = 0.0
+    for i in range(X.shape[0]):
+        cnt[lab[i]] += 1
+        for c in range(X.shape[1]):
+            S1[lab[i], c] += X[i, c]
 
 
 @njit(cache=True)
@@ -169,103 +200,92 @@ def _sqdist_to_centroid(X, i, S1, cnt, b):
 
 
 @njit(cache=True)
-def _local_search_kernel(X, lab, g, k, swaps, m, max_passes, eps):
-    """Compiled :func:`local_search_reference` (same formulas, same order of
-    decisions); modifies ``lab`` in place."""
+def _local_search_kernel(X, lab, cnt, S1, k, swaps, m, eps, lo, hi):
+    """Records ``lo..hi−1`` of one pass of :func:`local_search_reference`
+    (same formulas, same order of decisions) with the group counts and sums
+    ``cnt``, ``S1`` of the pass; modifies ``lab``, ``cnt``, ``S1`` in place
+    and returns whether anything changed."""
     n, p = X.shape
-    sq = np.zeros(n)
-    for i in range(n):
-        for c in range(p):
-            sq[i] += X[i, c] * X[i, c]
-    cnt = np.zeros(g, dtype=np.int64)
-    S1 = np.zeros((g, p))
+    g = cnt.shape[0]
     d2 = np.empty(g)
     near = np.empty(m, dtype=np.int64)
     isnear = np.zeros(g, dtype=np.bool_)
     ca = np.empty(p)
-    for _ in range(max_passes):
-        cnt[:] = 0
-        S1[:] = 0.0
-        for i in range(n):
-            cnt[lab[i]] += 1
-            for c in range(p):
-                S1[lab[i], c] += X[i, c]
-        changed = False
-        for i in range(n):
-            a = lab[i]
-            for b in range(g):
-                d2[b] = _sqdist_to_centroid(X, i, S1, cnt, b) if cnt[b] > 0 else np.inf
-            na = cnt[a]
-            if na > k:
-                best = np.inf
-                bb = -1
-                for b in range(g):
-                    if cnt[b] == 0 or b == a:
-                        continue
-                    v = cnt[b] / (cnt[b] + 1.0) * d2[b] - na / (na - 1.0) * d2[a]
-                    if v < best:
-                        best = v
-                        bb = b
-                if bb >= 0 and best < -eps:
-                    _kernel_move(X, lab, cnt, S1, i, bb)
-                    changed = True
-                    continue
-            if not swaps:
-                continue
-            # the m nearest other groups, by (d2, label) as a stable argsort
-            q = 0
-            for b in range(g):
-                if b == a or cnt[b] == 0:
-                    continue
-                if q < m:
-                    q += 1
-                elif not d2[b] < d2[near[q - 1]]:
-                    continue
-                t = q - 1
-                while t > 0 and d2[b] < d2[near[t - 1]]:
-                    near[t] = near[t - 1]
-                    t -= 1
-                near[t] = b
-            if q == 0:
-                continue
-            for t in range(q):
-                isnear[near[t]] = True
-            for c in range(p):
-                ca[c] = S1[a, c] / na
+    changed = False
+    for i in range(lo, hi):
+        a = lab[i]
+        for b in range(g):
+            d2[b] = _sqdist_to_centroid(X, i, S1, cnt, b) if cnt[b] > 0 else np.inf
+        na = cnt[a]
+        if na > k:
             best = np.inf
-            bj = -1
-            for j in range(n):
-                b = lab[j]
-                if not isnear[b]:
+            bb = -1
+            for b in range(g):
+                if cnt[b] == 0 or b == a:
                     continue
-                nb = cnt[b]
-                s_ja = 0.0
-                s_bx = 0.0
-                s_jb = 0.0
-                dij = 0.0
-                for c in range(p):
-                    cb = S1[b, c] / nb
-                    u = X[j, c] - ca[c]
-                    s_ja += u * u
-                    u = cb - X[i, c]
-                    s_bx += u * u
-                    u = X[j, c] - cb
-                    s_jb += u * u
-                    u = X[j, c] - X[i, c]
-                    dij += u * u
-                v = s_ja - d2[a] + s_bx - s_jb - dij * (1.0 / na + 1.0 / nb)
+                v = cnt[b] / (cnt[b] + 1.0) * d2[b] - na / (na - 1.0) * d2[a]
                 if v < best:
                     best = v
-                    bj = j
-            for t in range(q):
-                isnear[near[t]] = False
-            if bj >= 0 and best < -eps:
-                b = lab[bj]
-                _kernel_move(X, lab, cnt, S1, i, b)
-                _kernel_move(X, lab, cnt, S1, bj, a)
+                    bb = b
+            if bb >= 0 and best < -eps:
+                _kernel_move(X, lab, cnt, S1, i, bb)
                 changed = True
-        if not changed:
-            break
+                continue
+        if not swaps:
+            continue
+        # the m nearest other groups, by (d2, label) as a stable argsort
+        q = 0
+        for b in range(g):
+            if b == a or cnt[b] == 0:
+                continue
+            if q < m:
+                q += 1
+            elif not d2[b] < d2[near[q - 1]]:
+                continue
+            t = q - 1
+            while t > 0 and d2[b] < d2[near[t - 1]]:
+                near[t] = near[t - 1]
+                t -= 1
+            near[t] = b
+        if q == 0:
+            continue
+        for t in range(q):
+            isnear[near[t]] = True
+        for c in range(p):
+            ca[c] = S1[a, c] / na
+        best = np.inf
+        bj = -1
+        for j in range(n):
+            b = lab[j]
+            if not isnear[b]:
+                continue
+            nb = cnt[b]
+            s_ja = 0.0
+            s_bx = 0.0
+            s_jb = 0.0
+            dij = 0.0
+            for c in range(p):
+                cb = S1[b, c] / nb
+                u = X[j, c] - ca[c]
+                s_ja += u * u
+                u = cb - X[i, c]
+                s_bx += u * u
+                u = X[j, c] - cb
+                s_jb += u * u
+                u = X[j, c] - X[i, c]
+                dij += u * u
+            v = s_ja - d2[a] + s_bx - s_jb - dij * (1.0 / na + 1.0 / nb)
+            if v < best:
+                best = v
+                bj = j
+        for t in range(q):
+            isnear[near[t]] = False
+        if bj >= 0 and best < -eps:
+            b = lab[bj]
+            _kernel_move(X, lab, cnt, S1, i, b)
+            _kernel_move(X, lab, cnt, S1, bj, a)
+            changed = True
+    return changed
 
 
 @njit(cache=True)
@@ -330,7 +350,7 @@ def local_search_reference(X: np.ndarray, partition, k: int, *, swaps: bool = Tr
 
 def random_cluster_shuffling(X: np.ndarray, partition, k: int, *, probability: float = 0.001,
                              max_events: int = 10, seed=None, tol: float = 1e-4,
-                             max_passes: int = 100) -> Partition:
+                             max_passes: int = 100, time_limit=None) -> Partition:
     """Random Cluster Shuffling (seed 003 chapter 6, Algorithm 4).
 
     Each pass visits the records in row order.  A record of a group with more
@@ -345,7 +365,8 @@ def random_cluster_shuffling(X: np.ndarray, partition, k: int, *, probability: f
     stop when one improves SSE by less than ``tol`` (relative; the seed's
     0.0001) or after ``max_passes``.  Returns the lowest-SSE partition seen,
     so never worse than the input.  ``probability=0`` gives the deterministic
-    "MDAV-RCS 0/0" row of seed 003 Table 6.1.
+    "MDAV-RCS 0/0" row of seed 003 Table 6.1.  ``time_limit`` (seconds or a
+    :class:`~mipagg.deadline.Deadline`) stops it after the current record.
 
     O(n·g·p) per pass for g groups.
     """
@@ -354,6 +375,9 @@ def random_cluster_shuffling(X: np.ndarray, partition, k: int, *, probability: f
         raise ParameterError(f"probability must be in [0, 1], got {probability!r}")
     if int(max_events) < 0:
         raise ParameterError(f"max_events must be non-negative, got {max_events!r}")
+    from .deadline import Deadline
+
+    deadline = Deadline.of(time_limit)
     rng = np.random.default_rng(seed)
     n = X.shape[0]
     G = _Groups(X, P.labels, max(P.n_groups, n // k))
@@ -382,7 +406,9 @@ def random_cluster_shuffling(X: np.ndarray, partition, k: int, *, probability: f
                 events += 1
             if cur < best - eps:
                 best, best_lab = cur, G.lab.copy()
-        if start - cur < tol * start:
+            if deadline.bounded and i % 64 == 63 and deadline.expired():
+                break
+        if start - cur < tol * start or deadline.hit:
             break
     out = Partition(best_lab, X)
     return out if out.sse() <= P.sse() else P
@@ -492,19 +518,29 @@ def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", s
     ``how="exact"`` (:func:`exact_neighbourhoods`, progress lines on stderr
     under ``verbose``); groups the improvement grew to 2k or more are split
     again at the end.  ``params`` go to the chosen function.  The result is
-    k-feasible, has no group of 2k or more records, and SSE ≤ the input's."""
+    k-feasible, has no group of 2k or more records, and SSE ≤ the input's.
+
+    ``params["time_limit"]`` (seconds or a :class:`~mipagg.deadline.Deadline`)
+    also bounds the two splits for "local" and "rcs": once it expired, groups
+    not yet split stay as they are (still k-feasible; the deadline's ``hit``
+    says so)."""
     fn = _improver(how)
     if how in ("rcs", "exact"):
         params["seed"] = seed
     if how == "exact":
         params["verbose"] = verbose
-    out = fn(X, split_large_groups(X, partition, k), k, **params)
-    return split_large_groups(X, out, k)
+        deadline = None
+    else:
+        from .deadline import Deadline
+
+        deadline = params["time_limit"] = Deadline.of(params.get("time_limit"))
+    out = fn(X, split_large_groups(X, partition, k, time_limit=deadline), k, **params)
+    return split_large_groups(X, out, k, time_limit=deadline)
 
 
 # --- splitting of large groups (seed 001 Proposition 2.2) ---------------------------------
 
-def split_large_groups(X: np.ndarray, partition, k: int) -> Partition:
+def split_large_groups(X: np.ndarray, partition, k: int, *, time_limit=None) -> Partition:
     """Split every group of 2k or more records into groups of k..2k−1.
 
     Seed 001 Proposition 2.2: splitting a group never raises SSE (each part
@@ -521,7 +557,9 @@ def split_large_groups(X: np.ndarray, partition, k: int) -> Partition:
     partition itself when no group has 2k records.
 
     O(m²/k + k·m·p) per large group of m records (MDAV path, MHM) plus the
-    local search on the group.
+    local search on the group.  ``time_limit`` (seconds or a
+    :class:`~mipagg.deadline.Deadline`): groups not split when it expires
+    stay whole (the deadline's ``hit`` says so).
 
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [10.], [11.], [12.]])
@@ -533,11 +571,16 @@ def split_large_groups(X: np.ndarray, partition, k: int) -> Partition:
     large = np.flatnonzero(sizes >= 2 * k)
     if large.size == 0:
         return P
+    from .deadline import Deadline
+
+    deadline = Deadline.of(time_limit)
     labels = np.array(P.labels, dtype=np.int64)
     nxt = P.n_groups
     for g in large:
+        if deadline.expired():
+            break
         rows = np.flatnonzero(P.labels == g)
-        sub = _split_group(X[rows], k).labels        # 0..q−1
+        sub = _split_group(X[rows], k, deadline).labels        # 0..q−1
         labels[rows] = np.where(sub == 0, g, nxt + sub - 1)
         nxt += int(sub.max())
     return Partition(labels, X)
@@ -557,13 +600,13 @@ def _split_candidates(Y: np.ndarray, k: int) -> Partition:
     return other if other.sse() < best.sse() else best
 
 
-def _split_group(Y: np.ndarray, k: int) -> Partition:
+def _split_group(Y: np.ndarray, k: int, deadline=None) -> Partition:
     """Split one group (rows ``Y``, at least 2k) into groups of k..2k−1."""
     Y = as_rows(Y)
     best = _split_candidates(Y, k)
     if best.n_groups == 1:
         return best
-    out = local_search(Y, best, k)
+    out = local_search(Y, best, k, time_limit=deadline)
     sizes = out.sizes
     if sizes.max() >= 2 * k:   # the local search grew a group: split it again
         labels = np.array(out.labels, dtype=np.int64)
@@ -629,7 +672,7 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
     >>> merge_split_search(X, P, 3, seed=0).partition.sse() < P.sse()
     True
     """
-    import time
+    from .deadline import Deadline
 
     X, k, P = _setup(X, partition, k)
     schedule = [merge] if isinstance(merge, (int, np.integer)) else list(merge)
@@ -638,12 +681,13 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
         raise ParameterError(f"merge must be an integer ≥ 2 or a sequence of them, got {merge!r}")
     if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
         raise ParameterError(f"cycles must be a positive integer, got {cycles!r}")
-    if time_limit is not None and not time_limit > 0:
+    if time_limit is not None and not isinstance(time_limit, Deadline) and not time_limit > 0:
         raise ParameterError(f"time_limit must be positive, got {time_limit!r}")
-    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    dl = Deadline.of(time_limit)
+    deadline = dl.at
     rng = np.random.default_rng(seed)
     start = P
-    P = split_large_groups(X, P, k)
+    P = split_large_groups(X, P, k, time_limit=dl)
     moves = accepted = 0
     timed_out = False
     history = []
@@ -654,7 +698,8 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
                 X, P, k, int(m), rng, patience, max_moves, deadline)
             moves += mv
             accepted += acc
-            Q = split_large_groups(X, local_search(X, Partition(lab, X), k), k)
+            Q = split_large_groups(X, local_search(X, Partition(lab, X), k, time_limit=dl), k,
+                                   time_limit=dl)
             if Q.sse() <= P.sse():
                 P = Q
             history.append((int(m), P.sse()))
@@ -664,7 +709,7 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
             break
     if not P.sse() <= start.sse():   # never expected (every step is non-increasing)
         P = split_large_groups(X, start, k)
-    return MergeSplitResult(P, moves, accepted, timed_out, history)
+    return MergeSplitResult(P, moves, accepted, timed_out or dl.hit, history)
 
 
 def _merge_split_phase(X, P, k, merge, rng, patience, max_moves, deadline):

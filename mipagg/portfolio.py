@@ -5,6 +5,8 @@ The stages, in this order (``methods`` selects a subset of the methods, see
 :data:`PORTFOLIO_METHODS`):
 
 1. cheap starts: ``mdav-mhm`` (seed 004 §4.3) and ``vmdav`` (V-MDAV);
+   when their O(n²·p/k) cost would not fit the budget, MHM along the
+   first principal direction (``pca-mhm``, O(n·p + k·n)) comes first;
 2. TSP-based heuristics: ``mdav-lk-mhm`` (seed 002 §5.2), ``compress`` with
    c = 3 and c = 2 (seed 003 Algorithm 3) and ``tsp-mhm`` ((HM)²-Micro,
    seed 002 §4, LKH path) repeated with independent seeds;
@@ -63,6 +65,9 @@ TSP_REPEATS = 30              # at most this many seeded (HM)²-Micro runs
 COMPRESSION_RATIOS = (3, 2)
 SEARCH_STARTS = 3             # merge-and-resplit searches from the best of this many methods
 POLISH_ROUNDS = 10            # at most this many polish rounds (RCS restart + search)
+MDAV_SECONDS = 4e-9          # × n²·p/k: MDAV / V-MDAV (n = 30 000, p = 10, k = 5: 6.5 s, load 7)
+EXACT_SETUP_SECONDS = 1e-6   # × n²: set-up of cg/bp before their first deadline check
+                             # (n = 10 000: bp took 115 s under an 8 s budget, load 9)
 _STAGE_CODES = {"tsp-mhm": 1, "compress": 2, "rcs": 3, "polish": 4, "search": 5, "exact": 6}
 
 
@@ -176,7 +181,10 @@ class _Run:
     """Mutable state of one portfolio call: best partition, runs, clock."""
 
     def __init__(self, X, k, seed, time_limit, progress):
+        from .deadline import Deadline
+
         self.X, self.k, self.seed = X, k, seed
+        self.clock = Deadline(time_limit)   # handed to every loop that can run long
         self.t0 = time.perf_counter()
         self.deadline = self.t0 + time_limit
         self.time_limit = time_limit
@@ -239,18 +247,40 @@ class _Run:
                              best_sse=None if self.best is None else self.best_sse,
                              best_il=il, lower_bound=self.lower_bound, **fields)
 
-    def improve(self, P: Partition) -> Partition:
-        """Split large groups, local search, RCS (seeded), split again."""
+    def improve(self, P: Partition, until: float | None = None) -> Partition:
+        """Split large groups, local search, RCS (seeded), split again; all
+        stop at ``until`` (a ``perf_counter`` time: the end of the stage) or
+        the portfolio's deadline."""
+        from .deadline import Deadline
         from .improve import improve_partition
 
-        Q = improve_partition(self.X, P, self.k, how="local")
+        clock = self.clock if until is None else Deadline(max(self.left(until), 0.0))
+        Q = improve_partition(self.X, P, self.k, how="local", time_limit=clock)
         s = _child_seed(self.seed, "rcs", self.rcs_count)
         self.rcs_count += 1
-        return improve_partition(self.X, Q, self.k, how="rcs", seed=s)
+        Q = improve_partition(self.X, Q, self.k, how="rcs", seed=s, time_limit=clock)
+        if clock.hit:
+            self.time_limited = True
+        return Q
 
-    def run(self, method: str, fn, *, options: dict, seed=None, stage: str | None = None):
-        """Run ``fn() -> result with .partition`` (or a Partition), improve it,
-        record it; returns the method's result object (None on error)."""
+    def fits_memory(self, method: str, options: dict | None = None) -> bool:
+        """False (and the stage recorded as skipped) when ``method`` would not
+        fit in memory (:func:`mipagg.memory.check_memory`)."""
+        from .errors import MipaggError
+        from .memory import check_memory
+
+        try:
+            check_memory(method, self.X.shape[0], self.X.shape[1], self.k, options)
+        except MipaggError as exc:
+            self.skipped.append({"method": method, "reason": f"memory: {exc}"})
+            return False
+        return True
+
+    def run(self, method: str, fn, *, options: dict, seed=None, stage: str | None = None,
+            until: float | None = None):
+        """Run ``fn() -> result with .partition`` (or a Partition), improve it
+        (until ``until``, default the deadline), record it; returns the
+        method's result object (None on error)."""
         t = self.now()
         try:
             out = fn()
@@ -262,7 +292,7 @@ class _Run:
         P = out if isinstance(out, Partition) else out.partition
         P = Partition(P.labels, self.X)
         t1 = self.now()
-        Q = self.improve(P)
+        Q = self.improve(P, until)
         run = PortfolioRun(method, options, seed, P.sse(), Q.sse(), seconds,
                            self.now() - t1)
         self.runs.append(run)
@@ -400,34 +430,66 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
             return False
         return True
 
-    if "mdav-mhm" in chosen and go("mdav-mhm"):
-        R.run("mdav-mhm", lambda: mdav_mhm(X, k), options={})
-    if "vmdav" in chosen and go("vmdav"):
-        R.run("vmdav", lambda: vmdav(X, k, gamma=0.2), options={"gamma": 0.2})
+    # MDAV (and V-MDAV) cost O(n²·p/k) with no deadline inside: when that would not
+    # fit, a partition in O(n·p + k·n) first (MHM along the first principal direction)
+    mdav_est = MDAV_SECONDS * X.shape[0] ** 2 * X.shape[1] / k
+    if mdav_est > R.left(until):   # the clock decides: the result says time_limited
+        R.time_limited = True
+        R.run("pca-mhm", lambda: _pca_mhm(X, k), options={}, until=until)
+    if "mdav-mhm" in chosen and go("mdav-mhm", mdav_est):
+        R.run("mdav-mhm", lambda: mdav_mhm(X, k), options={}, until=until)
+    if "vmdav" in chosen and go("vmdav", mdav_est):
+        R.run("vmdav", lambda: vmdav(X, k, gamma=0.2), options={"gamma": 0.2}, until=until)
+
+    def limit():   # the method's own time limit: the end of the heuristic stage
+        return max(R.left(until), 0.01)
+
     if "mdav-lk-mhm" in chosen and go("mdav-lk-mhm"):
-        R.run("mdav-lk-mhm", lambda: mdav_lk_mhm(X, k), options={"search": "lk"})
+        R.run("mdav-lk-mhm", lambda: mdav_lk_mhm(X, k, time_limit=limit()),
+              options={"search": "lk"}, until=until)
     if "compress" in chosen:
         for i, c in enumerate(COMPRESSION_RATIOS):
             c = min(c, X.shape[0])
             est = _estimate(R, "compress")
-            est = None if est is None else est * (COMPRESSION_RATIOS[0] / c) ** 2
-            if not go(f"compress c={c}", est):
+            est = (_tour_estimate(tour, -(-X.shape[0] // c)) if est is None
+                   else est * (COMPRESSION_RATIOS[0] / c) ** 2)
+            if not R.fits_memory("compress", {"c": c, "tour": tour}) \
+                    or not go(f"compress c={c}", est):
                 continue
             s = _child_seed(R.seed, "compress", i)
-            R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s),
-                  options={"c": c, "tour": tour}, seed=s)
-    if "tsp-mhm" in chosen:
+            R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s,
+                                                        time_limit=limit()),
+                  options={"c": c, "tour": tour}, seed=s, until=until)
+    if "tsp-mhm" in chosen and R.fits_memory("tsp-mhm", {"tour": tour}):
         est = _estimate(R, "tsp-mhm")
         if est is None:   # a tour over n points ~ (n / (n/2))² the tour over the c = 2 centroids
             c2 = [r for r in R.runs if r.method == "compress" and r.options.get("c") == 2]
-            est = 3.0 * (c2[0].seconds + c2[0].improve_seconds) if c2 else None
+            est = (3.0 * (c2[0].seconds + c2[0].improve_seconds) if c2
+                   else _tour_estimate(tour, X.shape[0]))
         for i in range(TSP_REPEATS):
             if not go(f"tsp-mhm repeats {i + 1}..{TSP_REPEATS}", est):
                 break
             s = _child_seed(R.seed, "tsp-mhm", i)
-            R.run("tsp-mhm", lambda s=s: hm2_micro(X, k, tour=tour, seed=s),
-                  options={"tour": tour, "repeat": i}, seed=s)
+            R.run("tsp-mhm", lambda s=s: hm2_micro(X, k, tour=tour, seed=s, time_limit=limit()),
+                  options={"tour": tour, "repeat": i}, seed=s, until=until)
             est = _estimate(R, "tsp-mhm")
+
+
+def _pca_mhm(X: np.ndarray, k: int) -> Partition:
+    """MHM (seed 004 §4.1) along the first principal direction: a k-partition
+    in O(n·p + k·n), the portfolio's start when MDAV would not fit its budget."""
+    from .univariate import mhm
+
+    Xc = X - X.mean(axis=0)
+    v = np.linalg.svd(Xc[:: max(1, X.shape[0] // 5000)], full_matrices=False)[2][0]
+    return mhm(X, np.argsort(Xc @ v, kind="stable"), k)
+
+
+def _tour_estimate(tour: str, m: int) -> float | None:
+    """A priori seconds of one LKH tour over m points (Census, m = 1 080:
+    about 2.3 s, docs/bench/tours.md; quadratic in m), before any
+    measurement; None for the other tours (they stop at the deadline)."""
+    return 2.3 * (m / 1080.0) ** 2 if tour == "lkh" else None
 
 
 def _accepts(fn, name: str) -> bool:
@@ -448,6 +510,13 @@ def _exact(R: _Run, exact: list[str], reserve: float, verbose: bool) -> None:
         budget = (R.left() - reserve) * share
         if budget < 0.5:
             R.skip(name, "no time left")
+            continue
+        if not R.fits_memory(name):
+            continue
+        setup = EXACT_SETUP_SECONDS * R.X.shape[0] ** 2
+        if setup > budget:   # distances, V-MDAV, rounding's pair order: no deadline inside
+            R.skip(name, f"its set-up alone takes about {setup:.0f} s at n = {R.X.shape[0]}, "
+                   f"more than the {budget:.1f} s left")
             continue
         fn = get_method(name).load()
         kwargs = {"time_limit": budget}
@@ -539,8 +608,11 @@ def _polish(R: _Run) -> dict:
             break
         before = R.best_sse
         s = _child_seed(R.seed, "polish", i)
-        Q = random_cluster_shuffling(X, R.best, k, probability=0.01, max_events=20, seed=s)
-        Q = improve_partition(X, Q, k, how="local")
+        Q = random_cluster_shuffling(X, R.best, k, probability=0.01, max_events=20, seed=s,
+                                     time_limit=R.clock)
+        Q = improve_partition(X, Q, k, how="local", time_limit=R.clock)
+        if R.clock.hit:
+            R.time_limited = True
         R.offer(Q, R.best_run, "rcs")
         record = {"rcs_seed": s, "sse_rcs": R.best_sse}
         if R.left() > 0.05:

@@ -97,5 +97,5 @@ def test_command_line_improve_exact(capsys):
     assert s["options"]["improve_options"] == {"time_limit": 20.0}
     assert s["sse"] <= s["sse_before_improve"] + 1e-9
     code = main(["run", str(COMPANIES), "-k", "3", "--columns", KEYS, "--improve", "local",
-                 "--improve-time", "20"])
-    assert code == 2 and "does not take" in capsys.readouterr().err
+                 "--improve-time", "20", "--json"])    # bounds every improvement (issue 20)
+    assert code == 0 and json.loads(capsys.readouterr().out)["improve_time_limited"] is False

@@ -149,9 +149,10 @@ class Rounder:
     RoundingMSTHeuristic; every result has its groups of 2k or more split
     (Proposition 2.2, :func:`mipagg.improve.split_large_groups`) and the best
     is kept.  ``schedule="every"`` rounds every master solution (the seed);
-    ``"adaptive"`` (default) rounds the first ones and then only while
-    rounding has taken at most ``share`` of the run's time (rounding is
-    O(n² log n) per call and dominated large runs); :meth:`finish` rounds
+    ``"adaptive"`` (default) rounds the first three and then only while
+    at most a ``share`` of the master solutions seen were rounded (rounding
+    is O(n² log n) per call and dominated large runs; counted, not timed,
+    so that a run is reproducible whatever the machine's load); :meth:`finish` rounds
     the last solution if it was skipped.  ``polish``: an optional function
     applied to every candidate within 2 % of the best before comparing
     (branch-and-price passes the local search of :mod:`mipagg.improve`)."""
@@ -165,6 +166,7 @@ class Rounder:
         self.integral = False
         self.seconds = 0.0
         self.calls = 0
+        self.seen = 0       # master solutions offered (rounded or not)
         self.start = time.perf_counter()
         self._pair_order = None
         self._pending = None
@@ -197,9 +199,10 @@ class Rounder:
     def due(self) -> bool:
         if self.schedule == "every" or self.calls < 3:
             return True
-        return self.seconds <= self.share * (time.perf_counter() - self.start)
+        return self.calls <= self.share * self.seen
 
     def __call__(self, master, sol):
+        self.seen += 1
         if not self.due():
             self._pending = (master, sol)
             return None

@@ -57,15 +57,13 @@ def _nn_kernel(D, start):
 
 
 @njit(cache=True)
-def _rnn_kernel(D, S):
-    """Best nearest-neighbour tour over all starts; S[i] = records sorted by
-    distance from i (stable, so ties go to the lowest index).  A start is
-    abandoned as soon as its partial length reaches the best full length."""
+def _rnn_chunk(D, S, visited, lo, hi, best):
+    """Starts ``lo..hi−1`` of repetitive NN; ``best`` = [length, start] of the
+    best tour so far (updated).  S[i] = records sorted by distance from i
+    (stable, so ties go to the lowest index).  A start is abandoned as soon
+    as its partial length reaches the best full length."""
     n = D.shape[0]
-    best_len = np.inf
-    best_start = 0
-    visited = np.zeros(n, dtype=np.bool_)
-    for start in range(n):
+    for start in range(lo, hi):
         visited[:] = False
         cur = start
         visited[cur] = True
@@ -80,22 +78,85 @@ def _rnn_kernel(D, S):
             length += D[cur, nxt]
             visited[nxt] = True
             cur = nxt
-            if length >= best_len:
+            if length >= best[0]:
                 done = False
                 break
         if done:
             length += D[cur, start]
-            if length < best_len:
-                best_len = length
-                best_start = start
-    return best_start
+            if length < best[0]:
+                best[0] = length
+                best[1] = start
 
 
-def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
+def _rnn_kernel(D, S) -> int:
+    """Start of the best nearest-neighbour tour over all starts, in compiled
+    chunks of starts (Ctrl-C is honoured between them)."""
+    from ..deadline import chunk_steps
+
+    n = D.shape[0]
+    visited = np.zeros(n, dtype=np.bool_)
+    best = np.array([np.inf, 0.0])
+    steps = chunk_steps(float(n) * n)
+    for lo in range(0, n, steps):
+        _rnn_chunk(D, S, visited, lo, min(n, lo + steps), best)
+    return int(best[1])
+
+
+@njit(cache=True)
+def _nn_points_chunk(X, tour, visited, step, steps):
+    """Steps ``step .. step+steps−1`` of the nearest-neighbour tour, with
+    squared distances computed from the rows of X (no n×n matrix); ties go
+    to the lowest index.  Returns the next step."""
+    n, p = X.shape
+    end = min(n, step + steps)
+    for t in range(step, end):
+        cur = tour[t - 1]
+        best = -1
+        bestd = np.inf
+        for j in range(n):
+            if visited[j]:
+                continue
+            s = 0.0
+            for c in range(p):
+                d = X[j, c] - X[cur, c]
+                s += d * d
+            if s < bestd:
+                bestd = s
+                best = j
+        tour[t] = best
+        visited[best] = True
+    return end
+
+
+def _nn_points(A, start, deadline=None) -> np.ndarray:
+    """Nearest-neighbour tour from ``start`` in O(n·p) memory, in compiled
+    chunks (Python handles signals between them).  Under a ``deadline``
+    that expires, the unvisited records follow in index order (still a
+    tour; the deadline's ``hit`` says so)."""
+    from ..deadline import chunk_steps
+
+    n, p = A.shape
+    tour = np.empty(n, dtype=np.int64)
+    visited = np.zeros(n, dtype=np.bool_)
+    tour[0] = start
+    visited[start] = True
+    step, steps = 1, chunk_steps(n * (p + 1.0))
+    while step < n:
+        step = _nn_points_chunk(A, tour, visited, step, steps)
+        if step < n and deadline is not None and deadline.expired():
+            tour[step:] = np.flatnonzero(~visited)
+            break
+    return tour
+
+
+def nearest_neighbor_tour(X, *, seed=None, start=None, time_limit=None) -> np.ndarray:
     """Nearest-neighbour tour (seed 002 §5.2; seed 003 §2.2.3).
 
     Start at a random record (drawn from ``seed``) or at ``start``, then
-    repeatedly move to the nearest unvisited record.  O(n²).
+    repeatedly move to the nearest unvisited record (squared distances from
+    the coordinates: O(n²·p) time, O(n·p) memory, compiled chunks).
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`): when
+    it expires, the unvisited records follow in index order.
 
     >>> nearest_neighbor_tour([[0.0], [5.0], [1.0], [2.0]], start=0).tolist()
     [0, 2, 3, 1]
@@ -106,7 +167,9 @@ def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
         start = int(np.random.default_rng(seed).integers(n))
     if not 0 <= int(start) < n:
         raise ParameterError(f"start must be in range({n}), got {start}")
-    return _nn_kernel(distance_matrix(A), int(start))
+    from ..deadline import Deadline
+
+    return _nn_points(A, int(start), Deadline.of(time_limit))
 
 
 def repetitive_nn_tour(X) -> np.ndarray:
@@ -158,18 +221,15 @@ def _walk(nxt, start):
 
 
 @njit(cache=True)
-def _select_insert_kernel(D, start, rule, order):
-    """Nearest (rule 0), farthest (1) or arbitrary (2, records taken in
-    ``order``) insertion: choose a record, insert it at its cheapest edge."""
+def _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps):
+    """Steps ``step .. step+steps−1`` of nearest (rule 0), farthest (1) or
+    arbitrary (2, records taken in ``order``) insertion: choose a record,
+    insert it at its cheapest edge.  Returns the next step."""
     n = D.shape[0]
-    nxt = np.empty(n, dtype=np.int64)
-    nxt[start] = start
-    in_tour = np.zeros(n, dtype=np.bool_)
-    in_tour[start] = True
-    mind = D[start].copy()      # distance of each record to the partial tour
-    for step in range(1, n):
+    end = min(n, step + steps)
+    for t in range(step, end):
         if rule == 2:
-            c = order[step - 1]
+            c = order[t - 1]
         else:
             c = -1
             for j in range(n):
@@ -185,24 +245,36 @@ def _select_insert_kernel(D, start, rule, order):
             for j in range(n):
                 if D[c, j] < mind[j]:
                     mind[j] = D[c, j]
-    return _walk(nxt, start)
+    return end
 
 
-@njit(cache=True)
-def _cheapest_insert_kernel(D, start):
-    """Cheapest insertion: the (record, edge) pair of least added length.
+def _select_insert_kernel(D, start, rule, order):
+    """Nearest / farthest / arbitrary insertion in compiled chunks of steps
+    (Ctrl-C is honoured between them)."""
+    from ..deadline import chunk_steps
 
-    Each outside record keeps its best edge; after an insertion of c into
-    (a, b) only the two new edges are tried, except for records whose best
-    edge was (a, b), which are rescanned — O(n²) expected."""
     n = D.shape[0]
     nxt = np.empty(n, dtype=np.int64)
     nxt[start] = start
     in_tour = np.zeros(n, dtype=np.bool_)
     in_tour[start] = True
-    best_a = np.full(n, start, dtype=np.int64)
-    best_cost = 2.0 * D[start]
-    for step in range(1, n):
+    mind = D[start].copy()      # distance of each record to the partial tour
+    step, steps = 1, chunk_steps(3.0 * n)
+    while step < n:
+        step = _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps)
+    return _walk(nxt, start)
+
+
+@njit(cache=True)
+def _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, steps):
+    """Steps ``step .. step+steps−1`` of cheapest insertion: the (record,
+    edge) pair of least added length.  Each outside record keeps its best
+    edge; after an insertion of c into (a, b) only the two new edges are
+    tried, except for records whose best edge was (a, b), which are
+    rescanned — O(n²) expected.  Returns the next step."""
+    n = D.shape[0]
+    end = min(n, step + steps)
+    for _ in range(step, end):
         c = -1
         for j in range(n):
             if not in_tour[j] and (c < 0 or best_cost[j] < best_cost[c]):
@@ -226,6 +298,24 @@ def _cheapest_insert_kernel(D, start):
                 if cost2 < best_cost[u]:
                     best_cost[u] = cost2
                     best_a[u] = c
+    return end
+
+
+def _cheapest_insert_kernel(D, start):
+    """Cheapest insertion in compiled chunks of steps (Ctrl-C is honoured
+    between them)."""
+    from ..deadline import chunk_steps
+
+    n = D.shape[0]
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[start] = start
+    in_tour = np.zeros(n, dtype=np.bool_)
+    in_tour[start] = True
+    best_a = np.full(n, start, dtype=np.int64)
+    best_cost = 2.0 * D[start]
+    step, steps = 1, chunk_steps(8.0 * n)
+    while step < n:
+        step = _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, steps)
     return _walk(nxt, start)
 
 
@@ -281,9 +371,11 @@ def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
     A = as_points(X)
     n = A.shape[0]
     D = distance_matrix(A)
-    if method == "nn":
-        return _nn_every_start(D)
     out = np.empty((n, n), dtype=np.int64)
+    if method == "nn":   # one compiled O(n²) call per start: Ctrl-C is honoured between them
+        for i in range(n):
+            out[i] = _nn_kernel(D, i)
+        return out
     gens = np.random.default_rng(seed).spawn(n) if method == "arbitrary" else None
     code = {"nearest": 0, "farthest": 1, "arbitrary": 2}.get(method, -1)
     for i in range(n):
@@ -293,13 +385,4 @@ def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
         others = np.delete(np.arange(n, dtype=np.int64), i)
         order = gens[i].permutation(others) if gens is not None else others
         out[i] = _select_insert_kernel(D, i, code, order)
-    return out
-
-
-@njit(cache=True)
-def _nn_every_start(D):
-    n = D.shape[0]
-    out = np.empty((n, n), dtype=np.int64)
-    for i in range(n):
-        out[i] = _nn_kernel(D, i)
     return out

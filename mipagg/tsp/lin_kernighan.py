@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..deadline import Deadline
 from ..errors import ParameterError
 from ._common import as_points, check_permutation, dist, path_length, tour_length
 from .exact import cut_at_dummy
@@ -205,22 +206,45 @@ def _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves, queue, in
 
 
 @njit(cache=True)
-def _lk_kernel(X, tour, nbr, n_real, max_depth, breadth):
+def _lk_chunk(X, tour, pos, queue, inq, ht, nbr, n_real, max_depth, breadth, moves, steps):
+    """At most ``steps`` base records off the don't-look-bit queue; returns
+    the number of improving moves found (the caller loops, so that Python
+    can handle signals and the deadline between chunks)."""
+    found = 0
+    for _ in range(steps):
+        if ht[0] >= ht[1]:
+            break
+        t1 = _pop(queue, inq, ht)
+        if _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves,
+                    queue, inq, ht) > 0.0:
+            found += 1
+            _push(queue, inq, ht, t1)
+    return found
+
+
+def _lk_run(X, tour, nbr, n_real, max_depth, breadth, deadline=None) -> int:
     """Lin–Kernighan with don't-look bits, repeated with every record queued
     until a whole round finds no improving move (don't-look bits alone can
     miss a move whose positive partial gain sits at a record that was not
-    re-queued); returns the number of improving moves."""
+    re-queued); returns the number of improving moves.  Works in compiled
+    chunks of a fixed number of base records; between chunks Python handles
+    signals and ``deadline`` (:class:`mipagg.deadline.Deadline`) may stop
+    the search with the tour as it stands (always a valid, never longer
+    tour)."""
+    from ..deadline import chunk_steps
+
+    n = tour.shape[0]
+    steps = chunk_steps(n * 40.0 + nbr.shape[1] * breadth * max_depth * 50.0, least=4)
     moves = np.empty((max_depth, 4), dtype=np.int64)
     count = 0
     while True:
         pos, queue, inq, ht = _work_queue(tour)
         found = 0
         while ht[0] < ht[1]:
-            t1 = _pop(queue, inq, ht)
-            if _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves,
-                        queue, inq, ht) > 0.0:
-                found += 1
-                _push(queue, inq, ht, t1)
+            found += _lk_chunk(X, tour, pos, queue, inq, ht, nbr, n_real, max_depth, breadth,
+                               moves, steps)
+            if deadline is not None and deadline.expired():
+                return count + found
         count += found
         if found == 0:
             return count
@@ -248,13 +272,16 @@ def _lk_lists(A: np.ndarray, m: int, dummy: bool) -> np.ndarray:
     return out
 
 
-def lin_kernighan(X, tour, *, neighbours=8, max_depth=6, breadth=3) -> np.ndarray:
+def lin_kernighan(X, tour, *, neighbours=8, max_depth=6, breadth=3,
+                  time_limit=None) -> np.ndarray:
     """Improve a closed tour with Lin–Kernighan (Lin & Kernighan 1973, in the
     2-opt-move form of Johnson & McGeoch 1997) started from ``tour`` — the
     "LK" of MDAV-LK-MHM (seed 002 §5.2; seed 003 §4.3).  Details and cost in
     the module docstring.  Deterministic; never longer than the input; the
     result is 2-opt optimal for the candidate lists (``neighbours`` nearest
-    records; ``None``: all).
+    records; ``None``: all).  ``time_limit`` (seconds or a
+    :class:`~mipagg.deadline.Deadline`) stops the search early with the
+    tour as it stands; Ctrl-C is honoured between compiled chunks.
 
     >>> X = [[0, 0], [1, 1], [1, 0], [0, 1]]
     >>> lin_kernighan(X, [0, 1, 2, 3]).tolist()
@@ -269,16 +296,19 @@ def lin_kernighan(X, tour, *, neighbours=8, max_depth=6, breadth=3) -> np.ndarra
         from .local_search import improve_tour
 
         return improve_tour(A, t, moves=("2opt",), neighbours=None) if n == 4 else t
-    _lk_kernel(A, t, _lk_lists(A, int(neighbours), False), n, int(max_depth), int(breadth))
+    _lk_run(A, t, _lk_lists(A, int(neighbours), False), n, int(max_depth), int(breadth),
+            Deadline.of(time_limit))
     return t if tour_length(A, t) <= tour_length(A, tour) else check_permutation(tour, n)
 
 
-def lin_kernighan_path(X, path, *, neighbours=8, max_depth=6, breadth=3) -> np.ndarray:
+def lin_kernighan_path(X, path, *, neighbours=8, max_depth=6, breadth=3,
+                       time_limit=None) -> np.ndarray:
     """Improve an open Hamiltonian path with Lin–Kernighan through the
     dummy-node trick of seed 002 §4: a node at distance 0 from every record
     closes the path into a tour, :func:`lin_kernighan` improves that tour
     (the dummy is in every record's candidate list), and the tour is cut at
-    the dummy.  Never longer than the input path.
+    the dummy.  Never longer than the input path.  ``time_limit`` as in
+    :func:`lin_kernighan`.
 
     >>> lin_kernighan_path([[0.0], [2.0], [1.0], [3.0], [4.0]], [0, 1, 2, 3, 4]).tolist()
     [0, 2, 1, 3, 4]
@@ -291,6 +321,7 @@ def lin_kernighan_path(X, path, *, neighbours=8, max_depth=6, breadth=3) -> np.n
     if n < 4:
         return p
     t = np.append(p, n)
-    _lk_kernel(A, t, _lk_lists(A, int(neighbours), True), n, int(max_depth), int(breadth))
+    _lk_run(A, t, _lk_lists(A, int(neighbours), True), n, int(max_depth), int(breadth),
+            Deadline.of(time_limit))
     out = cut_at_dummy(t, n)
     return out if path_length(A, out) <= path_length(A, p) else p

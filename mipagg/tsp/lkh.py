@@ -54,8 +54,21 @@ def _solver():
     return _elkai
 
 
-def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
-    """LKH tour for a symmetric non-negative distance matrix ``D`` (any n ≥ 1)."""
+def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100,
+                    time_limit=None) -> np.ndarray:
+    """LKH tour for a symmetric non-negative distance matrix ``D`` (any n ≥ 1).
+
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`) becomes
+    LKH's TIME_LIMIT (the remaining time, at least 0.1 s): LKH then stops
+    its trials and returns its best tour.  elkai holds the GIL for the
+    whole call, so from :data:`CHILD_ABOVE` points on LKH runs in a child
+    process (same parameters, same tour): Ctrl-C and SIGTERM stop it at
+    once, and a child still running :data:`GRACE` seconds after the limit
+    (LKH checks TIME_LIMIT only between trials) is killed and the
+    nearest-neighbour tour is returned (the deadline's ``hit`` is set)."""
+    from ..deadline import Deadline
+
+    deadline = Deadline.of(time_limit)
     solver = _solver()
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise ParameterError(f"runs must be a positive integer, got {runs!r}")
@@ -69,22 +82,65 @@ def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100) 
         raise ParameterError(f"seed for LKH must be an integer in [0, 2**31), got {seed}")
     top = float(D.max())
     scale = _SCALE_TOP / top if top > 0 else 1.0
-    W = np.rint(D * scale).astype(np.int64)
     params = f"RUNS = {int(runs)}\nSEED = {seed}\nPROBLEM_FILE = :stdin:\nTRACE_LEVEL = 0\n"
     if max_trials is not None:
         if int(max_trials) < 1:
             raise ParameterError(f"max_trials must be a positive integer, got {max_trials}")
         params += f"MAX_TRIALS = {int(max_trials)}\n"
-    rows = "\n".join(" ".join(map(str, r)) for r in W.tolist())
-    problem = (f"TYPE : TSP\nDIMENSION : {n}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
-               f"EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n{rows}\nEOF\n")
-    tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
+    # row by row (W.tolist() at once would hold n² Python ints, ≈ 40 bytes each)
+    head = (f"TYPE : TSP\nDIMENSION : {n}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
+            f"EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION")
+    problem = "\n".join([head, *(" ".join(map(str, np.rint(D[i] * scale).astype(np.int64)
+                                             .tolist())) for i in range(n)), "EOF\n"])
+    if deadline.bounded:
+        params += f"TIME_LIMIT = {max(deadline.left(), 0.1):.3f}\n"
+    if n >= CHILD_ABOVE:
+        tour = _solve_in_child(params, problem, deadline)
+        if tour is None:   # killed at the deadline
+            from .construction import _nn_kernel
+
+            return _nn_kernel(D, 0)
+        tour = np.asarray(tour, dtype=np.int64) - 1
+    else:
+        tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
+    if deadline.bounded:
+        deadline.expired()
     if tour.shape[0] != n or np.unique(tour).size != n:
         raise SolverError(f"LKH returned an invalid tour of length {tour.shape[0]} for n = {n}")
     return tour
 
 
-def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
+CHILD_ABOVE = 1500     # points; LKH takes seconds from here on (Census, 1 080: 2.3 s)
+GRACE = 5.0            # seconds a child may overrun its TIME_LIMIT before it is killed
+_CHILD = ("import sys, json\nfrom elkai import _elkai\n"
+          "params = json.loads(sys.stdin.readline())\n"
+          "tour = _elkai.solve_problem(params, sys.stdin.read())\n"
+          "sys.stdout.write(' '.join(map(str, tour)))\n")
+
+
+def _solve_in_child(params: str, problem: str, deadline) -> list | None:
+    """LKH in a child interpreter (only elkai imported); None when it was
+    killed at ``deadline`` + :data:`GRACE`.  An interrupt in the parent
+    (Ctrl-C, SIGTERM) kills the child as :func:`subprocess.run` unwinds."""
+    import json
+    import subprocess
+    import sys
+
+    timeout = deadline.left() + GRACE if deadline.bounded else None
+    try:
+        out = subprocess.run([sys.executable, "-c", _CHILD],
+                             input=json.dumps(params) + "\n" + problem, capture_output=True,
+                             text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        deadline.hit = True
+        return None
+    if out.returncode != 0:
+        raise SolverError(f"LKH child process failed (exit {out.returncode}): "
+                          f"{out.stderr.strip()[-300:]}")
+    return [int(v) for v in out.stdout.split()]
+
+
+def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100, time_limit=None) -> np.ndarray:
     """LKH (Lin–Kernighan–Helsgaun) tour of the rows of ``X`` — the
     "LK"/Concorde-grade tour of seed 002 §5.2 and seed 003 ch. 4.
 
@@ -97,4 +153,5 @@ def lkh_tour(X, *, seed=None, runs: int = 1, max_trials=100) -> np.ndarray:
     (5,)
     """
     A = as_points(X)
-    return lkh_matrix_tour(distance_matrix(A), seed=seed, runs=runs, max_trials=max_trials)
+    return lkh_matrix_tour(distance_matrix(A), seed=seed, runs=runs, max_trials=max_trials,
+                           time_limit=time_limit)

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 from scipy.spatial import cKDTree
 
+from ..deadline import Deadline
 from ..errors import ParameterError
 from ._common import as_points, check_permutation, dist
 
@@ -55,11 +56,15 @@ def neighbour_lists(X: np.ndarray, m: int) -> np.ndarray:
         np.fill_diagonal(D, np.inf)
         idx = np.argsort(D, axis=1, kind="stable")[:, :m]
         return np.ascontiguousarray(idx, dtype=np.int64)
-    _, idx = cKDTree(X).query(X, k=m + 1)
+    tree = cKDTree(X)
     out = np.empty((n, m), dtype=np.int64)
-    for i in range(n):
-        row = idx[i][idx[i] != i]
-        out[i] = row[:m]
+    block = 256                                     # Ctrl-C between blocks
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        _, idx = tree.query(X[lo:hi], k=m + 1)
+        keep = idx != np.arange(lo, hi)[:, None]       # drop the record itself, or the
+        keep[keep.all(axis=1), -1] = False             # farthest when duplicates hide it
+        out[lo:hi] = idx[keep].reshape(hi - lo, m)
     return out
 
 
@@ -117,12 +122,15 @@ def _work_queue(tour):
 
 
 @njit(cache=True)
-def _two_opt_kernel(X, tour, nbr):
-    """2-opt with neighbour lists and don't-look bits; returns #moves."""
+def _two_opt_kernel(X, tour, nbr, pos, queue, inq, ht, steps):
+    """2-opt with neighbour lists and don't-look bits, at most ``steps``
+    records off the work queue (state in ``pos, queue, inq, ht``, see
+    :func:`_work_queue`); returns #moves."""
     n = tour.shape[0]
-    pos, queue, inq, ht = _work_queue(tour)
     moves = 0
-    while ht[0] < ht[1]:
+    for _ in range(steps):
+        if ht[0] >= ht[1]:
+            break
         a = _pop(queue, inq, ht)
         improved = False
         for direction in range(2):
@@ -187,13 +195,15 @@ def _or_move(tour, pos, i, length, u, reverse):
 
 
 @njit(cache=True)
-def _or_opt_kernel(X, tour, nbr, max_len):
+def _or_opt_kernel(X, tour, nbr, max_len, pos, queue, inq, ht, steps):
     """Or-opt (segments of 1..max_len records, both orientations) with
-    neighbour lists, gain criterion and don't-look bits; returns #moves."""
+    neighbour lists, gain criterion and don't-look bits, at most ``steps``
+    records off the work queue; returns #moves."""
     n = tour.shape[0]
-    pos, queue, inq, ht = _work_queue(tour)
     moves = 0
-    while ht[0] < ht[1]:
+    for _ in range(steps):
+        if ht[0] >= ht[1]:
+            break
         s1 = _pop(queue, inq, ht)
         improved = False
         for length in range(1, max_len + 1):
@@ -251,7 +261,23 @@ def _or_opt_kernel(X, tour, nbr, max_len):
 # --------------------------------------------------------------------------
 # public entry point
 # --------------------------------------------------------------------------
-def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=3) -> np.ndarray:
+def _drain(kernel, X, tour, args, deadline) -> int | None:
+    """Run a local-search kernel in compiled chunks until its work queue is
+    empty; returns its moves, or None when ``deadline`` stopped it."""
+    from ..deadline import chunk_steps
+
+    pos, queue, inq, ht = _work_queue(tour)
+    steps = chunk_steps(tour.shape[0] * 10.0 + 400.0)
+    moves = 0
+    while ht[0] < ht[1]:
+        moves += kernel(X, tour, *args, pos, queue, inq, ht, steps)
+        if deadline is not None and deadline.expired():
+            return None
+    return moves
+
+
+def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=3,
+                 time_limit=None) -> np.ndarray:
     """Improve a closed tour by 2-opt and/or Or-opt until no move in the
     neighbour-list neighbourhood shortens it (seed 003 §2.2.3 "k-Opt"; Croes 1958;
     Or 1976; speed-ups of Bentley 1992).  The result is never longer.
@@ -261,7 +287,10 @@ def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=
     Or-opt-optimal.  ``neighbours`` — candidate list size (``None`` or ≥ n−1:
     complete lists).  ``seed`` is accepted for API symmetry; the search is
     deterministic given the input tour.  Roughly O(n · neighbours) per pass
-    plus O(n) per accepted move.
+    plus O(n) per accepted move.  ``time_limit`` (seconds or a
+    :class:`~mipagg.deadline.Deadline`) stops the search early with the tour
+    as it stands; the kernels return to Python between chunks of records, so
+    Ctrl-C is honoured.
 
     >>> X = [[0, 0], [1, 1], [1, 0], [0, 1]]
     >>> improve_tour(X, [0, 1, 2, 3]).tolist()
@@ -283,10 +312,14 @@ def improve_tour(X, tour, *, moves=MOVES, neighbours=10, seed=None, max_segment=
     if n < 4:
         return t
     nbr = neighbour_lists(A, int(neighbours))
+    deadline = Deadline.of(time_limit)
     while True:
-        if "2opt" in moves:
-            _two_opt_kernel(A, t, nbr)
-        if "oropt" not in moves or _or_opt_kernel(A, t, nbr, int(max_segment)) == 0:
+        if "2opt" in moves and _drain(_two_opt_kernel, A, t, (nbr,), deadline) is None:
+            break
+        if "oropt" not in moves:
+            break
+        found = _drain(_or_opt_kernel, A, t, (nbr, int(max_segment)), deadline)
+        if not found:   # None: the deadline; 0: Or-opt optimal
             break
     return t
 

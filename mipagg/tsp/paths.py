@@ -50,19 +50,24 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
     ``"lk"``: our Lin–Kernighan with the dummy node
     (:func:`~mipagg.tsp.lin_kernighan_path`) from the nearest-neighbour path.
     Others: :func:`tour` then :func:`tour_to_path` (longest-edge cut).
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`) as in
+    :func:`tour`.
 
     >>> p = hamiltonian_path([[0.0], [3.0], [1.0], [2.0]], "exact").tolist()
     >>> p in ([0, 2, 3, 1], [1, 3, 2, 0])
     True
     """
+    from ..deadline import Deadline
     from . import tour
     from ._common import distance_matrix
     from .exact import cut_at_dummy, dummy_matrix, exact_path
 
     A = as_points(X)
     n = A.shape[0]
+    deadline = Deadline.of(time_limit)
     if method == "exact":
-        path, _, proven = exact_path(A, time_limit=time_limit, seed=seed)
+        left = None if not deadline.bounded else max(deadline.left(), 0.0)
+        path, _, proven = exact_path(A, time_limit=left, seed=seed)
         if not proven:
             from ..errors import SolverError
 
@@ -73,9 +78,11 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
         from .construction import nearest_neighbor_tour
         from .lin_kernighan import lin_kernighan_path
 
-        return lin_kernighan_path(A, tour_to_path(A, nearest_neighbor_tour(A, seed=seed)))
+        start = nearest_neighbor_tour(A, seed=seed, time_limit=deadline)
+        return lin_kernighan_path(A, tour_to_path(A, start), time_limit=deadline)
     if method == "lkh" and n > 3:
         from .lkh import lkh_matrix_tour
 
-        return cut_at_dummy(lkh_matrix_tour(dummy_matrix(distance_matrix(A)), seed=seed), n)
-    return tour_to_path(A, tour(A, method, seed=seed, time_limit=time_limit))
+        D = dummy_matrix(distance_matrix(A))
+        return cut_at_dummy(lkh_matrix_tour(D, seed=seed, time_limit=deadline), n)
+    return tour_to_path(A, tour(A, method, seed=seed, time_limit=deadline))

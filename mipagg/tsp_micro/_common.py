@@ -58,17 +58,23 @@ def child_seeds(seed, count: int) -> list[int]:
 
 def run_repeats(X: np.ndarray, k: int, make_path: Callable[[int], tuple[np.ndarray, float]],
                 *, seed, repeats, tour: str | None, extra: dict | None = None,
-                progress=None) -> PathMicroResult:
+                progress=None, deadline=None) -> PathMicroResult:
     """Run ``make_path(child_seed) -> (order, path_length)`` ``repeats`` times,
     apply MHM (seed 004 §4.1) to each order and keep the lowest-SSE partition.
     ``progress`` (a :class:`mipagg.progress.Progress` or None) gets one
-    throttled update per repeat: repeat i/n and the best SSE and IL so far."""
+    throttled update per repeat: repeat i/n and the best SSE and IL so far.
+    ``deadline`` (a :class:`mipagg.deadline.Deadline`, also handed to
+    ``make_path`` by the caller): no repeat starts after it expired (the
+    first always runs); the result's ``extra`` then says
+    ``time_limited: True``."""
     X = np.asarray(X, dtype=float)
     k = check_k(k, X.shape[0])
     repeats = check_repeats(repeats)
     best = None
     ils, lengths = [], []
     for i, s in enumerate(child_seeds(seed, repeats)):
+        if i and deadline is not None and deadline.expired():
+            break
         order, length = make_path(s)
         part = mhm(X, order, k)
         ils.append(part.il())
@@ -80,8 +86,11 @@ def run_repeats(X: np.ndarray, k: int, make_path: Callable[[int], tuple[np.ndarr
                             best_il=best[0].il())
     if progress is not None:
         progress.done(repeats=repeats, best_sse=best[0].sse(), best_il=best[0].il())
+    extra = dict(extra or {})
+    if deadline is not None and deadline.bounded:
+        extra["time_limited"] = bool(deadline.hit)
     return PathMicroResult(best[0], best[1], float(best[2]), tour, np.array(ils),
-                           np.array(lengths), dict(extra or {}))
+                           np.array(lengths), extra)
 
 
 def mdav_path(X: np.ndarray, k: int) -> np.ndarray:

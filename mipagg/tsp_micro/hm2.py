@@ -39,9 +39,12 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     carries ``il_mean/il_std/il_min/il_max`` over the runs.
 
     Cost per run: the tour (O(n²) for the constructions, more for ``lkh``)
-    plus O(k·n·p) for MHM.  ``time_limit`` (seconds per path) applies to
-    ``tour="exact"``: when it stops the proof, the best path found is used and
-    the summary says ``path_proven_optimal: False`` (status ``time_limit``).
+    plus O(k·n·p) for MHM.  ``time_limit`` (seconds for the whole run)
+    reaches the tour (LKH's TIME_LIMIT, the LK and 2-opt/Or-opt chunks, the
+    exact tour's solver) and stops further repeats; the summary then says
+    ``time_limited: True``.  For ``tour="exact"``, when it stops the proof,
+    the best path found is used and the summary says
+    ``path_proven_optimal: False`` (status ``time_limit``).
     ``verbose=True`` prints throttled progress lines to stderr (elapsed time,
     repeat i/n, best SSE and IL so far; :class:`mipagg.progress.Progress`).
 
@@ -53,22 +56,28 @@ def hm2_micro(X: np.ndarray, k: int, *, tour: str = "lkh", seed=None,
     X = np.asarray(X, dtype=float)
     tour = _check_tour(tour)
     check_k(k, X.shape[0])
+    from ..deadline import Deadline
+    from ..memory import check_memory
     from ..progress import Progress
     from ..tsp import exact_path, hamiltonian_path, path_length
 
+    check_memory("tsp-mhm", X.shape[0], X.shape[1], k, {"tour": tour})
+    deadline = Deadline(time_limit)
     proofs = []
 
     def make(s):
         if tour == "exact":
-            order, _, proven = exact_path(X, time_limit=time_limit, seed=s)
+            left = max(deadline.left(), 0.0) if deadline.bounded else None
+            order, _, proven = exact_path(X, time_limit=left, seed=s)
             proofs.append(bool(proven))
+            deadline.hit = deadline.hit or not proven
         else:
-            order = hamiltonian_path(X, tour, seed=s, time_limit=time_limit)
+            order = hamiltonian_path(X, tour, seed=s, time_limit=deadline)
         order = np.asarray(order, dtype=np.int64)
         return order, path_length(X, order)
 
     result = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour,
-                         progress=Progress("tsp-mhm", enabled=verbose))
+                         progress=Progress("tsp-mhm", enabled=verbose), deadline=deadline)
     if proofs:
         result.extra.update(path_proven_optimal=all(proofs),
                             status="optimal_path" if all(proofs) else "time_limit")
@@ -79,7 +88,8 @@ MDAV_LK_SEARCHES = ("lk", "oropt")
 
 
 def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
-                repeats: int = 1, verbose: bool = False) -> PathMicroResult:
+                repeats: int = 1, time_limit: float | None = None,
+                verbose: bool = False) -> PathMicroResult:
     """MDAV-LK-MHM (Heaton & Mukherjee, as seed 002 §5.2 and seed 003 §4.3
     describe it): the MDAV path (seed 004 §4.2.3 steps 6-7) is improved by
     Lin–Kernighan, then MHM (seed 004 §4.1).
@@ -92,7 +102,10 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
     its longest edge.  LKH (elkai) cannot start from a given tour, hence our
     own LK.  Both are deterministic, so ``repeats > 1`` repeats the same run.
     O(n²) for the MDAV path plus O(k·n·p) for MHM; the LK itself takes about
-    0.3 s on Census (docs/bench/tsp_micro.md).  ``verbose=True``: throttled
+    0.3 s on Census (docs/bench/tsp_micro.md).  ``time_limit`` (seconds for
+    the whole run) stops the LK / 2-opt / Or-opt search with the path as it
+    stands (never longer than the MDAV path) and further repeats; the
+    summary then says ``time_limited: True``.  ``verbose=True``: throttled
     progress lines on stderr (:class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
@@ -100,6 +113,7 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
     >>> mdav_lk_mhm(X, 3).partition.sizes.tolist()
     [3, 3]
     """
+    from ..deadline import Deadline
     from ..progress import Progress
     from ..tsp import improve_tour, lin_kernighan_path, path_length, tour_to_path
 
@@ -107,21 +121,23 @@ def mdav_lk_mhm(X: np.ndarray, k: int, *, search: str = "lk", seed=None,
     k = check_k(k, X.shape[0])
     if search not in MDAV_LK_SEARCHES:
         raise ParameterError(f"search must be one of {MDAV_LK_SEARCHES}, got {search!r}")
+    deadline = Deadline(time_limit)
     progress = Progress("mdav-lk-mhm", enabled=verbose)
     start = mdav_path(X, k)
     progress.update(stage="mdav path", path_length=path_length(X, start))
 
     def make(s):
         if search == "lk":
-            order = lin_kernighan_path(X, start)
+            order = lin_kernighan_path(X, start, time_limit=deadline)
         else:
-            order = tour_to_path(X, improve_tour(X, start, seed=s))
+            order = tour_to_path(X, improve_tour(X, start, seed=s, time_limit=deadline))
         order = np.asarray(order, dtype=np.int64)
         return order, path_length(X, order)
 
     label = "mdav+lk" if search == "lk" else "mdav+2opt/oropt"
     return run_repeats(X, k, make, seed=seed, repeats=repeats, tour=label,
-                       extra={"mdav_path_length": path_length(X, start)}, progress=progress)
+                       extra={"mdav_path_length": path_length(X, start)}, progress=progress,
+                       deadline=deadline)
 
 
 def _check_c(c, n: int) -> int:
@@ -169,11 +185,12 @@ def _compressed(X: np.ndarray, c: int) -> tuple[list[np.ndarray], np.ndarray]:
     return groups, np.array([X[g].mean(axis=0) for g in groups])
 
 
-def _decompressed_path(X, groups, cents, tour, seed, inner):
+def _decompressed_path(X, groups, cents, tour, seed, inner, deadline=None):
     """Phases 2-3 of seed 003 Algorithm 3 (see :func:`compression_path`)."""
     from ..tsp import hamiltonian_path, path_length
 
-    hp = np.asarray(hamiltonian_path(cents, tour, seed=seed), dtype=np.int64)
+    hp = np.asarray(hamiltonian_path(cents, tour, seed=seed, time_limit=deadline),
+                    dtype=np.int64)
     if inner == "centroid":
         d = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
         sorted_groups = (np.sort(groups[g]) for g in hp)
@@ -193,7 +210,8 @@ def _decompressed_path(X, groups, cents, tour, seed, inner):
 
 
 def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
-             repeats: int = 1, inner: str = "centroid", verbose: bool = False) -> PathMicroResult:
+             repeats: int = 1, inner: str = "centroid", time_limit: float | None = None,
+             verbose: bool = False) -> PathMicroResult:
     """Cc-C-MHM, compression for efficient TSP-based microaggregation (seed 003
     chapter 5, Algorithm 3): MDAV c-partition, tour over the ~n/c centroids,
     decompression, MHM.  The tour costs that of ``n/c`` points instead of n.
@@ -202,14 +220,18 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     :func:`compression_path`).  ``summary()`` has ``path_length`` of the
     decompressed path over all records (the "Path Length" column of seed 003
     Tables 5.2-5.4) and ``compressed_path_length`` over the centroids.
-    ``verbose=True``: throttled progress lines on stderr (repeat i/n, best
-    SSE; :class:`mipagg.progress.Progress`).
+    ``time_limit`` (seconds for the whole run) reaches the centroid tour and
+    stops further repeats (summary ``time_limited``).  ``verbose=True``:
+    throttled progress lines on stderr (repeat i/n, best SSE;
+    :class:`mipagg.progress.Progress`).
 
     >>> import numpy as np
     >>> X = np.vstack([np.zeros((4, 2)), np.full((4, 2), 5.0)]) + np.arange(8)[:, None] / 100
     >>> compress(X, 4, c=2, tour="nn", seed=0).partition.sizes.tolist()
     [4, 4]
     """
+    from ..deadline import Deadline
+    from ..memory import check_memory
     from ..progress import Progress
     from ..tsp import path_length
 
@@ -218,16 +240,18 @@ def compress(X: np.ndarray, k: int, *, c: int = 2, tour: str = "lkh", seed=None,
     k = check_k(k, X.shape[0])
     c = _check_c(c, X.shape[0])
     inner = _check_inner(inner)
+    check_memory("compress", X.shape[0], X.shape[1], k, {"tour": tour, "c": c})
+    deadline = Deadline(time_limit)
     groups, cents = _compressed(X, c)
     comp_lengths = []
 
     def make(s):
-        order, clen = _decompressed_path(X, groups, cents, tour, s, inner)
+        order, clen = _decompressed_path(X, groups, cents, tour, s, inner, deadline)
         comp_lengths.append(clen)
         return order, path_length(X, order)
 
     res = run_repeats(X, k, make, seed=seed, repeats=repeats, tour=tour,
                       extra={"c": c, "inner": inner},
-                      progress=Progress("compress", enabled=verbose))
+                      progress=Progress("compress", enabled=verbose), deadline=deadline)
     res.extra["compressed_path_length"] = float(np.mean(comp_lengths))
     return res

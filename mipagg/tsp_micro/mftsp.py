@@ -67,8 +67,9 @@ def start_paths(X: np.ndarray, tour: str = "nn", *, seed=None, n_paths=None) -> 
     return _start_paths(X, tour, seed, n_paths, None)
 
 
-def _start_paths(X, tour, seed, n_paths, progress) -> np.ndarray:
-    """:func:`start_paths`, reporting each seeded tour to ``progress``."""
+def _start_paths(X, tour, seed, n_paths, progress, deadline=None) -> np.ndarray:
+    """:func:`start_paths`, reporting each seeded tour to ``progress``; a
+    ``deadline`` that expires keeps the paths made so far (at least one)."""
     from ..tsp import TOUR_METHODS
 
     X = np.asarray(X, dtype=float)
@@ -80,7 +81,14 @@ def _start_paths(X, tour, seed, n_paths, progress) -> np.ndarray:
     if tour in START_HEURISTICS:
         from ..tsp import tours_from_every_start
 
-        return tours_from_every_start(X, tour, seed=seed)
+        if deadline is None or not deadline.bounded:
+            return tours_from_every_start(X, tour, seed=seed)
+        paths = []   # one start at a time, so that the deadline can stop it
+        for i in range(n):
+            paths.append(_tour_from(X, tour, seed, i))
+            if deadline.expired():
+                break
+        return np.array(paths)
     from ..tsp import hamiltonian_path
 
     m = n if n_paths is None else int(n_paths)
@@ -88,10 +96,24 @@ def _start_paths(X, tour, seed, n_paths, progress) -> np.ndarray:
         raise ParameterError(f"n_paths must be positive, got {n_paths!r}")
     paths = []
     for i, s in enumerate(child_seeds(seed, m)):
-        paths.append(hamiltonian_path(X, tour, seed=s))
+        paths.append(hamiltonian_path(X, tour, seed=s, time_limit=deadline))
         if progress is not None:
             progress.update(stage="paths", path=f"{i + 1}/{m}")
+        if deadline is not None and deadline.expired():
+            break
     return np.array(paths)
+
+
+def _tour_from(X, tour, seed, i) -> np.ndarray:
+    """Row i of :func:`mipagg.tsp.tours_from_every_start` (same seeds)."""
+    from ..tsp import insertion_tour, nearest_neighbor_tour
+
+    if tour == "nn":
+        return nearest_neighbor_tour(X, start=i)
+    if tour == "arbitrary":
+        return insertion_tour(X, tour, seed=np.random.default_rng(seed).spawn(X.shape[0])[i],
+                              start=i)
+    return insertion_tour(X, tour, start=i)
 
 
 def neighbourhood_matrix(paths: np.ndarray, window: int) -> np.ndarray:
@@ -101,10 +123,12 @@ def neighbourhood_matrix(paths: np.ndarray, window: int) -> np.ndarray:
     paths = np.asarray(paths, dtype=np.int64)
     n = paths.shape[1]
     N = np.zeros((n, n), dtype=np.int64)
+    block = max(1, 1_000_000 // max(n, 1))   # paths per numpy call: Ctrl-C between blocks
     for d in range(1, min(int(window), n - 1) + 1):
-        a, b = paths[:, :-d].ravel(), paths[:, d:].ravel()
-        np.add.at(N, (a, b), 1)
-        np.add.at(N, (b, a), 1)
+        for lo in range(0, paths.shape[0], block):
+            a, b = paths[lo:lo + block, :-d].ravel(), paths[lo:lo + block, d:].ravel()
+            np.add.at(N, (a, b), 1)
+            np.add.at(N, (b, a), 1)
     return N
 
 
@@ -122,8 +146,10 @@ def mf_tsp_groups(N: np.ndarray, X: np.ndarray, k: int) -> list[np.ndarray]:
     return _mf_tsp_groups(N, X, k, None)
 
 
-def _mf_tsp_groups(N, X, k, progress) -> list[np.ndarray]:
-    """:func:`mf_tsp_groups`, reporting each group formed to ``progress``."""
+def _mf_tsp_groups(N, X, k, progress, deadline=None) -> list[np.ndarray]:
+    """:func:`mf_tsp_groups`, reporting each group formed to ``progress``;
+    when ``deadline`` expires, the records still unassigned (2k or more)
+    are grouped by MDAV."""
     X = np.asarray(X, dtype=float)
     N = np.asarray(N)
     n = X.shape[0]
@@ -136,6 +162,13 @@ def _mf_tsp_groups(N, X, k, progress) -> list[np.ndarray]:
     free = np.ones(n, dtype=bool)
     groups = []
     while free.sum() > 2 * k - 1:
+        if deadline is not None and deadline.expired():
+            from ..heuristics.mdav import mdav_groups
+
+            rest = np.flatnonzero(free)
+            groups.extend(rest[np.asarray(g)] for g in mdav_groups(X[rest], k))
+            free[:] = False
+            break
         rows = np.flatnonzero(free)
         sub = N[np.ix_(rows, rows)].astype(float)
         np.fill_diagonal(sub, -1.0)
@@ -177,25 +210,34 @@ class MFTSPResult:
     neighbourhood: np.ndarray
     tour: str
     window: int
+    time_limited: bool | None = None   # None: no time limit given
 
     def summary(self) -> dict:
         from ..tsp import path_length
 
         X = self.partition.X
         lengths = [path_length(X, p) for p in self.paths]
-        return {"tour": self.tour, "paths": int(len(self.paths)), "window": self.window,
-                "path_length": float(min(lengths)), "path_length_mean": float(np.mean(lengths))}
+        out = {"tour": self.tour, "paths": int(len(self.paths)), "window": self.window,
+               "path_length": float(min(lengths)), "path_length_mean": float(np.mean(lengths))}
+        if self.time_limited is not None:
+            out["time_limited"] = self.time_limited
+        return out
 
 
 def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
-           window=None, verbose: bool = False) -> MFTSPResult:
+           window=None, time_limit: float | None = None, verbose: bool = False) -> MFTSPResult:
     """MF-TSP (seed 000 Algorithm 1; seed 003 chapter 3): Hamiltonian paths
     from every start, the neighbourhood matrix counting how often two records
     lie within ``window`` (default k−1) positions on a path, greedy groups of
     k from its maxima, the rest to the closest group.  Fixed-size: groups of
     k, except at most one of k..2k−1 or a few enlarged by the leftovers.
 
-    O(n³) for the n construction paths plus O(n³/k) for the grouping.
+    O(n³) for the n construction paths plus O(n³/k) for the grouping;
+    O(n²) memory (refused up front when it does not fit,
+    :func:`mipagg.memory.check_memory`).  ``time_limit`` (seconds): the
+    paths made so far form the neighbourhood matrix, and the records still
+    unassigned when it expires during the grouping are grouped by MDAV; the
+    summary then says ``time_limited: True``.
     ``verbose=True`` prints throttled progress lines to stderr (stage, paths
     or groups done, final IL; :class:`mipagg.progress.Progress`).
 
@@ -209,12 +251,17 @@ def mf_tsp(X: np.ndarray, k: int, *, tour: str = "nn", seed=None, n_paths=None,
     w = k - 1 if window is None else int(window)
     if w < 1:
         raise ParameterError(f"window must be at least 1, got {window!r}")
+    from ..deadline import Deadline
+    from ..memory import check_memory
     from ..progress import Progress
 
+    check_memory("mf-tsp", X.shape[0], X.shape[1], k, {"tour": tour})
+    deadline = Deadline(time_limit)
     progress = Progress("mf-tsp", enabled=verbose)
-    paths = _start_paths(X, tour, seed, n_paths, progress)
+    paths = _start_paths(X, tour, seed, n_paths, progress, deadline)
     progress.update(stage="neighbourhood matrix", paths=len(paths))
     N = neighbourhood_matrix(paths, w)
-    part = Partition.from_groups(_mf_tsp_groups(N, X, k, progress), X)
+    part = Partition.from_groups(_mf_tsp_groups(N, X, k, progress, deadline), X)
     progress.done(stage="done", groups=part.n_groups, sse=part.sse(), il=part.il())
-    return MFTSPResult(part, paths, N, tour, w)
+    return MFTSPResult(part, paths, N, tour, w,
+                       None if not deadline.bounded else bool(deadline.hit))
