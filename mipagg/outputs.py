@@ -223,6 +223,7 @@ class _Transaction:
         """Streams and devices first (they can fail, e.g. ``/dev/full``), then
         every rename with SIGINT/SIGTERM held back; a rename that fails puts
         the targets already replaced back as they were."""
+        target = None
         try:
             for tmp, target in self.pending:
                 if _in_place(target):
@@ -247,7 +248,7 @@ class _Transaction:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise OutputError(f"cannot write {exc.filename or 'the outputs'}: {_describe(exc)}; "
+            raise OutputError(f"cannot write {target or 'the outputs'}: {_describe(exc)}; "
                               "no output file was replaced") from None
         finally:
             self.discard()

@@ -53,3 +53,193 @@ def test_grid_child_after_a_solver_run_in_the_parent(tmp_path):
                   cwd=tmp_path, timeout=170)
     assert res.returncode == 0, res.stderr
     assert "(2 ok, 0 failed, 0 timeout)" in res.stdout, res.stdout + res.stderr
+
+
+# ------------------------------------------------- outputs through device paths
+
+def test_dev_stdout_appends_to_the_redirected_file(tmp_path, data):
+    """`--output /dev/stdout --json >> log.txt` used to replace log.txt by a rename."""
+    log = tmp_path / "log.txt"
+    log.write_text("earlier line\n")
+    with open(log, "a") as fh:
+        res = subprocess.run([sys.executable, "-m", "mipagg.cli", "run", "t.csv", "-k", "2",
+                              "--output", "/dev/stdout", "--json", "--quiet"], cwd=tmp_path,
+                             stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == "earlier line" and lines[1] == "a,b" and len(lines) == 1 + 5 + 1
+    assert json.loads(lines[-1])["n"] == 4
+    assert {p.name for p in tmp_path.iterdir()} == {"t.csv", "log.txt"}
+
+
+def test_labels_through_dev_fd(tmp_path, data):
+    log = tmp_path / "log.txt"
+    log.write_text("keep\n")
+    with open(log, "a") as fh:
+        res = subprocess.run([sys.executable, "-m", "mipagg.cli", "run", "t.csv", "-k", "2",
+                              "--labels", "/dev/fd/1", "--quiet"], cwd=tmp_path, stdout=fh,
+                             stderr=subprocess.PIPE, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert log.read_text().splitlines()[:2] == ["keep", "group"]
+
+
+# ------------------------------------------------- both outputs, or neither
+
+def test_failing_output_keeps_the_old_pair(tmp_path, data):
+    (tmp_path / "a.csv").write_text("group\nold\n")
+    res = run_cli("run", "t.csv", "-k", 2, "--labels", "a.csv", "--output", "/dev/full",
+                  cwd=tmp_path)
+    assert_clean_error(res, "/dev/full")
+    assert (tmp_path / "a.csv").read_text() == "group\nold\n"
+    assert {p.name for p in tmp_path.iterdir()} == {"t.csv", "a.csv"}
+
+
+def test_both_outputs_replaced_together(tmp_path, data):
+    (tmp_path / "a.csv").write_text("group\nold\n")
+    (tmp_path / "m.csv").write_text("old\n")
+    res = run_cli("run", "t.csv", "-k", 2, "--labels", "a.csv", "--output", "m.csv",
+                  cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "a.csv").read_text().startswith("group\n0\n")
+    assert (tmp_path / "m.csv").read_text().startswith("a,b\n")
+
+
+def test_transaction_rolls_back_when_the_second_rename_fails(tmp_path, monkeypatch):
+    """A rename that fails after the first one succeeded puts the first back."""
+    import os
+
+    from mipagg.errors import MipaggError
+    from mipagg.outputs import atomic_write, output_transaction
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("old a\n")
+    b.write_text("old b\n")
+    real = os.replace
+    calls = []
+
+    def flaky(src, dst):
+        calls.append(dst)
+        if len(calls) == 2 and str(dst) == str(b):
+            raise OSError(5, "Input/output error")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(MipaggError, match="no output file was replaced"):
+        with output_transaction():
+            with atomic_write(a) as fh:
+                fh.write("new a\n")
+            with atomic_write(b) as fh:
+                fh.write("new b\n")
+    assert a.read_text() == "old a\n" and b.read_text() == "old b\n"
+    assert {p.name for p in tmp_path.iterdir()} == {"a.csv", "b.csv"}
+
+
+# ------------------------------------------------- inputs a user may have
+
+def test_csv_without_header_is_refused(tmp_path):
+    (tmp_path / "n.csv").write_text("1,2\n3,4\n5,7\n8,1\n")
+    res = run_cli("run", "n.csv", "-k", 2, "--output", "out.csv", cwd=tmp_path)
+    assert_clean_error(res, "is all numbers, so it is a record, not a header")
+    assert not (tmp_path / "out.csv").exists()
+    res = run_cli("verify", "n.csv", "n.csv", "-k", 2, cwd=tmp_path)
+    assert_clean_error(res, "--no-header")
+
+
+def test_no_header_option_masks_every_record(tmp_path):
+    (tmp_path / "n.csv").write_text("1,2\n3,4\n5,7\n8,1\n")
+    res = run_cli("run", "n.csv", "-k", 2, "--no-header", "--output", "out.csv", "--labels",
+                  "l.csv", "--columns", "x1, x2", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert len(rows) == 4 and "1,2" not in rows and "1.0,2.0" not in rows
+    res = run_cli("verify", "n.csv", "l.csv", "-k", 2, "--no-header", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("kind, match", [
+    ("latin1", "is not UTF-8 text"), ("binary", "is a binary file"),
+    ("directory", "is a directory"), ("fifo", "is not a regular file"),
+    ("badgzip", "damaged gzip file")])
+@pytest.mark.parametrize("command", ["run", "verify-data", "verify-labels"])
+def test_unreadable_inputs_exit_2(tmp_path, data, kind, match, command):
+    import gzip
+    import os
+
+    bad = tmp_path / "bad.csv"
+    if kind == "latin1":
+        bad.write_bytes("a,b\n1,2\n3,4\n5,7\n8,1\n# café\n".encode("latin-1"))
+    elif kind == "binary":
+        bad.write_bytes(b"\x00\x01\x02PK\x03\x04" * 20)
+    elif kind == "directory":
+        bad.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(bad)
+    else:
+        bad.write_bytes(gzip.compress(DATA.encode())[:-8] + b"junk")
+    (tmp_path / "l.csv").write_text("group\n0\n0\n1\n1\n")
+    args = {"run": ("run", "bad.csv", "-k", 2),
+            "verify-data": ("verify", "bad.csv", "l.csv", "-k", 2),
+            "verify-labels": ("verify", "t.csv", "bad.csv", "-k", 2)}[command]
+    res = run_cli(*args, cwd=tmp_path, timeout=60)
+    assert_clean_error(res, match)
+
+
+@pytest.mark.parametrize("encode", ["gzip", "utf-16", "cr", "crlf"])
+def test_readable_encodings(tmp_path, encode):
+    import gzip
+
+    text = DATA.replace("\n", {"cr": "\r", "crlf": "\r\n"}.get(encode, "\n"))
+    raw = {"gzip": gzip.compress(text.encode()), "utf-16": text.encode("utf-16")}.get(
+        encode, text.encode())
+    (tmp_path / "d.csv").write_bytes(raw)
+    res = run_cli("run", "d.csv", "-k", 2, "--labels", "l.csv", "--output", "m.csv",
+                  "--quiet", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    res = run_cli("verify", "d.csv", "l.csv", "-k", 2, "--json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["n"] == 4
+    released = (tmp_path / "m.csv").read_bytes()
+    ending = {"cr": b"\r", "crlf": b"\r\n"}.get(encode, b"\n")
+    assert released.count(ending) == 5 and released.startswith(b"a,b" + ending)
+    if ending == b"\n":
+        assert b"\r" not in released
+
+
+# ------------------------------------------------- options a user may mistype
+
+def test_columns_are_trimmed_and_not_repeated(tmp_path, data):
+    res = run_cli("run", "t.csv", "-k", 2, "--columns", "a,a", cwd=tmp_path)
+    assert_clean_error(res, "--columns names 'a' more than once")
+    res = run_cli("verify", "t.csv", "t.csv", "-k", 2, "--columns", "a,a", cwd=tmp_path)
+    assert_clean_error(res, "--columns names 'a' more than once")
+    res = run_cli("run", "t.csv", "-k", 2, "--columns", "a, b", "--json", "--quiet",
+                  cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["p"] == 2
+
+
+def test_improve_time_is_named_as_a_flag(tmp_path, data):
+    res = run_cli("run", "t.csv", "-k", 2, "--improve-time", 5, cwd=tmp_path)
+    assert_clean_error(res, "--improve-time")
+    assert "improve_options" not in res.stderr
+
+
+def test_verify_k_below_2_and_json_on_a_count_mismatch(tmp_path, data):
+    (tmp_path / "l.csv").write_text("group\n0\n0\n0\n0\n")
+    res = run_cli("verify", "t.csv", "l.csv", "-k", 1, cwd=tmp_path)
+    assert_clean_error(res, "k must be at least 2")
+    (tmp_path / "short.csv").write_text("group\n0\n0\n")
+    res = run_cli("verify", "t.csv", "short.csv", "-k", 2, "--json", cwd=tmp_path)
+    assert res.returncode == 1
+    out = json.loads(res.stdout)
+    assert out["feasible"] is False and "2 labels" in out["error"]
+
+
+def test_closed_pipe_exits_quietly(tmp_path):
+    rows = "a,b\n" + "".join(f"{i},{(i * 7) % 11}\n" for i in range(3000))
+    (tmp_path / "big.csv").write_text(rows)
+    res = subprocess.run(f"{sys.executable} -m mipagg.cli run big.csv -k 3 --quiet "
+                         "--output /dev/stdout | head -n 2", shell=True, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.stdout.splitlines()[0] == "a,b"
+    assert res.stderr == "", res.stderr
