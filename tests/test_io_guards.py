@@ -243,3 +243,42 @@ def test_closed_pipe_exits_quietly(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.stdout.splitlines()[0] == "a,b"
     assert res.stderr == "", res.stderr
+
+
+# ------------------------------------------------- a read-only installation
+
+def test_read_only_install_without_home_runs(tmp_path):
+    """numba refused to decorate cached kernels when neither the package's
+    __pycache__ nor ~/.cache could be written: even --version failed."""
+    import os
+    import shutil
+    import stat
+    import tempfile
+
+    if os.geteuid() == 0:  # root writes anywhere: run the command as nobody
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv to drop privileges")
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    else:
+        prefix = []
+    base = Path(tempfile.mkdtemp(prefix="mipagg-ro-"))
+    try:
+        site = base / "site"
+        shutil.copytree(ROOT / "mipagg", site / "mipagg",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        (base / "t.csv").write_text(DATA)
+        for path in [base, *base.rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base / "nohome"),
+               "PYTHONPATH": str(site)}
+        for args in (["--version"], ["run", "t.csv", "-k", "2", "--json"]):
+            res = subprocess.run([*prefix, sys.executable, "-m", "mipagg.cli", *args],
+                                 cwd=base, env=env, capture_output=True, text=True, timeout=300)
+            assert res.returncode == 0, res.stderr[-2000:]
+        assert json.loads(res.stdout)["groups"] == 2
+        assert not list(site.rglob("__pycache__"))
+    finally:
+        for path in [base, *base.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        shutil.rmtree(base, ignore_errors=True)
