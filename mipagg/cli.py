@@ -105,6 +105,11 @@ def _cmd_run(args) -> int:
     if args.improve_time is not None and args.improve != "exact":
         got = "no --improve" if args.improve is None else f"--improve {args.improve}"
         raise ParameterError(f"--improve-time is the time limit of '--improve exact' ({got})")
+    if args.seed is not None and args.seed < 0:
+        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):
+        if value is not None and not value > 0:
+            raise ParameterError(f"{flag} must be a positive number of seconds, got {value}")
     inst = read_csv(args.data, columns=_columns(args.columns), header=not args.no_header)
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.

@@ -282,3 +282,46 @@ def test_read_only_install_without_home_runs(tmp_path):
         for path in [base, *base.rglob("*")]:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------- seeds and time limits
+
+@pytest.mark.parametrize("args", [["--method", "tsp-mhm"], ["--method", "mdav-lk-mhm"],
+                                  ["--method", "compress"], ["--improve", "rcs"]])
+def test_negative_seed_names_the_flag(tmp_path, data, args):
+    res = run_cli("run", "t.csv", "-k", 2, "--seed", -1, *args, cwd=tmp_path)
+    assert_clean_error(res, "--seed must be a non-negative integer, got -1")
+
+
+@pytest.mark.parametrize("flag, value", [("--time-limit", "0"), ("--time-limit", "nan"),
+                                         ("--improve-time", "-3")])
+def test_bad_time_limits_name_the_flag(tmp_path, data, flag, value):
+    extra = ["--method", "cg"] if flag == "--time-limit" else ["--improve", "exact"]
+    res = run_cli("run", "t.csv", "-k", 2, flag, value, *extra, cwd=tmp_path)
+    assert_clean_error(res, f"{flag} must be a positive number of seconds")
+
+
+def test_api_validates_seed_and_time_limit():
+    import numpy as np
+
+    from mipagg import ParameterError, microaggregate
+
+    X = np.arange(24.0).reshape(12, 2)
+    for method in ("tsp-mhm", "mdav-lk-mhm", "compress"):
+        with pytest.raises(ParameterError, match="seed must be a non-negative integer"):
+            microaggregate(X, 3, method, seed=-1)
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer"):
+        microaggregate(X, 3, "mdav", improve="rcs", seed=-1)
+    with pytest.raises(ParameterError, match="time_limit must be a positive number"):
+        microaggregate(X, 3, "cg", time_limit="5")
+    with pytest.raises(ParameterError, match="improve_options time_limit"):
+        microaggregate(X, 3, "mdav", improve="exact", improve_options={"time_limit": -1})
+
+
+def test_dataframe_column_names_in_messages():
+    pd = pytest.importorskip("pandas")
+    from mipagg import DataError, microaggregate
+
+    df = pd.DataFrame({"income": [1.0, 2.0, float("nan"), 4.0], "age": [1.0, 5.0, 3.0, 2.0]})
+    with pytest.raises(DataError, match="'income'"):
+        microaggregate(df, 2)
