@@ -325,3 +325,28 @@ def test_dataframe_column_names_in_messages():
     df = pd.DataFrame({"income": [1.0, 2.0, float("nan"), 4.0], "age": [1.0, 5.0, 3.0, 2.0]})
     with pytest.raises(DataError, match="'income'"):
         microaggregate(df, 2)
+
+
+# ------------------------------------------------- results files
+
+@pytest.mark.parametrize("command", ["report", "plot", "experiment"])
+@pytest.mark.parametrize("kind", ["csv", "sqlite"])
+def test_not_a_results_database(tmp_path, data, command, kind):
+    import sqlite3
+
+    db = tmp_path / "other.db"
+    if kind == "csv":
+        db.write_text(DATA)
+    else:
+        with sqlite3.connect(db) as con:
+            con.execute("CREATE TABLE people (name TEXT)")
+    before = db.read_bytes()
+    (tmp_path / "g.toml").write_text('name = "g"\nk = [2]\n[[instances]]\ncsv = "t.csv"\n'
+                                     '[[methods]]\nname = "mdav"\n')
+    args = {"report": ("report", "other.db", "--table", "runs"),
+            "plot": ("plot", "other.db", "--kind", "box", "--out", "f.png"),
+            "experiment": ("experiment", "g.toml", "--db", "other.db", "--jobs", 1)}[command]
+    res = run_cli(*args, cwd=tmp_path)
+    assert_clean_error(res, "is not a results database" if kind == "csv"
+                       else "not a results database (no runs table)")
+    assert db.read_bytes() == before
