@@ -350,3 +350,36 @@ def test_not_a_results_database(tmp_path, data, command, kind):
     assert_clean_error(res, "is not a results database" if kind == "csv"
                        else "not a results database (no runs table)")
     assert db.read_bytes() == before
+
+
+# ------------------------------------------------- scripts of an installed copy
+
+def test_script_results_never_go_into_the_installed_package(tmp_path):
+    """``scripting.REPO`` of a non-editable install is ``site-packages``: the
+    scripts used to write ``site-packages/docs/results``."""
+    import os
+    import shutil
+
+    site, work, data_dir = tmp_path / "site", tmp_path / "work", tmp_path / "data"
+    shutil.copytree(ROOT / "mipagg", site / "mipagg",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for d in (work, data_dir):
+        d.mkdir()
+    (data_dir / "tiny.csv").write_text(DATA)
+    (tmp_path / "user_script.py").write_text(
+        "import sys\n"
+        "from mipagg.experiments import CsvSet, Grid, MethodEntry\n"
+        "from mipagg.experiments.report import Table\n"
+        "from mipagg.experiments.scripting import script_main\n"
+        "build = lambda data, quick: [Grid([CsvSet(str(data / 'tiny.csv'))],\n"
+        "                                  [MethodEntry('mdav')], k=(2,), name='tiny')]\n"
+        "report = lambda df, out, stem: [Table('t', ['n'], [[str(len(df))]])]\n"
+        "sys.exit(script_main('tiny', 'a user script', build, report))\n")
+    env = {**os.environ, "PYTHONPATH": str(site), "NUMBA_CACHE_DIR": str(tmp_path / "nb")}
+    res = subprocess.run([sys.executable, str(tmp_path / "user_script.py"), str(data_dir),
+                          "--quick", "--jobs", "1", "--quiet"], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (work / "results" / "tiny-quick.md").is_file()
+    assert (work / "results" / "tiny-quick.sqlite").is_file()
+    assert not (site / "docs").exists()
