@@ -3,7 +3,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-latest test-slow bench clean
+.PHONY: demo test test-latest test-latest-suite test-latest-scripts latest-install test-slow \
+        bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,13 +30,17 @@ SCRATCH := $(abspath $(LATEST))/scratch
 $(LATEST)/bin/python:
 	$(PYTHON) -m venv $(LATEST)
 
-test-latest: | $(LATEST)/bin/python
+latest-install: | $(LATEST)/bin/python
 	$(LATEST)/bin/pip install --quiet --upgrade pip
 	$(LATEST)/bin/pip install --quiet --upgrade '.[dev]'
 	$(LATEST)/bin/pip install --quiet --force-reinstall --no-deps .
 	rm -rf $(SCRATCH) && mkdir -p $(SCRATCH)
+
+test-latest-suite: latest-install
 	cd $(SCRATCH) && $(abspath $(LATEST))/bin/python -m pytest -p no:cacheprovider \
 	    -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(CURDIR)/tests
+
+test-latest-scripts: latest-install
 	cd $(SCRATCH) && for f in $(CURDIR)/scripts/*.py; do \
 	    grep -q -- --quick $$f || continue; \
 	    case $$f in *casc.py) extra="--cells census:3 --solutions $(SCRATCH)/solutions";; \
@@ -44,6 +49,8 @@ test-latest: | $(LATEST)/bin/python
 	    $(abspath $(LATEST))/bin/python $$f $(DATA) --quick --out $(SCRATCH)/results $$extra \
 	        || exit 1; \
 	done
+
+test-latest: test-latest-suite test-latest-scripts
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
