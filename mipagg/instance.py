@@ -303,7 +303,8 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
     elif looks_like_a_record(rows[0]):
         raise DataError(f"{path}: the first row ({', '.join(rows[0][:4])}"
                         f"{', ...' if len(rows[0]) > 4 else ''}) is all numbers, so it is a "
-                        "record, not a header; add a header row, or pass --no-header")
+                        "record, not a header; add a header row (with names that are not numbers), "
+                        "or pass --no-header")
     has_header = header
     header, body = [h.strip() for h in rows[0]], rows[1:]
     if not body:

@@ -80,7 +80,8 @@ def read_table(path: str | Path, header: bool = True) -> tuple[list[str], list[l
         rows.insert(0, [f"x{j + 1}" for j in range(len(rows[0]))])
     elif looks_like_a_record(rows[0]):
         raise DataError(f"{path}: the first row is all numbers, so it is a record, not a "
-                        "header; add a header row, or pass --no-header")
+                        "header; add a header row (with names that are not numbers), or pass "
+                        "--no-header")
     header, body = [h.strip() for h in rows[0]], rows[1:]
     if not body:
         raise DataError(f"{path} has a header but no records")

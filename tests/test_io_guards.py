@@ -383,3 +383,26 @@ def test_script_results_never_go_into_the_installed_package(tmp_path):
     assert (work / "results" / "tiny-quick.md").is_file()
     assert (work / "results" / "tiny-quick.sqlite").is_file()
     assert not (site / "docs").exists()
+
+
+def test_interrupt_between_the_two_writes_keeps_the_old_pair(tmp_path, data, monkeypatch,
+                                                             capsys):
+    """Ctrl-C or SIGTERM (both raise KeyboardInterrupt in the command) after the
+    labels were written used to leave new labels beside the old release."""
+    from mipagg import cli
+    from mipagg.instance import Instance
+
+    (tmp_path / "a.csv").write_text("group\nold\n")
+    (tmp_path / "m.csv").write_text("old release\n")
+
+    def interrupted(self, labels, path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Instance, "write_masked_csv", interrupted)
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["run", "t.csv", "-k", "2", "--labels", "a.csv", "--output", "m.csv",
+                     "--quiet"])
+    assert code == 130
+    assert (tmp_path / "a.csv").read_text() == "group\nold\n"
+    assert (tmp_path / "m.csv").read_text() == "old release\n"
+    assert {p.name for p in tmp_path.iterdir()} == {"t.csv", "a.csv", "m.csv"}
