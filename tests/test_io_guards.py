@@ -23,6 +23,26 @@ def run_cli(*args, cwd, timeout=120, env=None, **kw):
                           capture_output=True, text=True, timeout=timeout, env=env, **kw)
 
 
+class InProcess:
+    """``mipagg ARGS`` through :func:`mipagg.cli.main` in this process (for the
+    long matrices of error cases; each kind also has a subprocess case)."""
+
+    def __init__(self, code, stderr):
+        self.returncode, self.stderr, self.stdout = code, stderr, ""
+
+
+def main_cli(*args, cwd, capsys, monkeypatch):
+    from mipagg import cli
+
+    monkeypatch.chdir(cwd)
+    capsys.readouterr()
+    code = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    res = InProcess(code, out.err)
+    res.stdout = out.out
+    return res
+
+
 def assert_clean_error(res, match: str, code: int = 2):
     assert res.returncode == code, (res.returncode, res.stderr)
     assert "Traceback" not in res.stderr
@@ -161,7 +181,7 @@ def test_no_header_option_masks_every_record(tmp_path):
     ("directory", "is a directory"), ("fifo", "is not a regular file"),
     ("badgzip", "damaged gzip file")])
 @pytest.mark.parametrize("command", ["run", "verify-data", "verify-labels"])
-def test_unreadable_inputs_exit_2(tmp_path, data, kind, match, command):
+def test_unreadable_inputs_exit_2(tmp_path, data, kind, match, command, capsys, monkeypatch):
     import gzip
     import os
 
@@ -180,8 +200,14 @@ def test_unreadable_inputs_exit_2(tmp_path, data, kind, match, command):
     args = {"run": ("run", "bad.csv", "-k", 2),
             "verify-data": ("verify", "bad.csv", "l.csv", "-k", 2),
             "verify-labels": ("verify", "t.csv", "bad.csv", "-k", 2)}[command]
-    res = run_cli(*args, cwd=tmp_path, timeout=60)
-    assert_clean_error(res, match)
+    assert_clean_error(main_cli(*args, cwd=tmp_path, capsys=capsys, monkeypatch=monkeypatch),
+                       match)
+
+
+def test_latin1_input_through_the_command(tmp_path):
+    (tmp_path / "l1.csv").write_bytes("a,b\n1,2\n3,4\n5,7\n8,1\n# café\n".encode("latin-1"))
+    for args in (("run", "l1.csv", "-k", 2), ("verify", "l1.csv", "l1.csv", "-k", 2)):
+        assert_clean_error(run_cli(*args, cwd=tmp_path), "is not UTF-8 text (byte 0xe9")
 
 
 @pytest.mark.parametrize("encode", ["gzip", "utf-16", "cr", "crlf"])
@@ -288,16 +314,19 @@ def test_read_only_install_without_home_runs(tmp_path):
 
 @pytest.mark.parametrize("args", [["--method", "tsp-mhm"], ["--method", "mdav-lk-mhm"],
                                   ["--method", "compress"], ["--improve", "rcs"]])
-def test_negative_seed_names_the_flag(tmp_path, data, args):
-    res = run_cli("run", "t.csv", "-k", 2, "--seed", -1, *args, cwd=tmp_path)
+def test_negative_seed_names_the_flag(tmp_path, data, args, capsys, monkeypatch):
+    res = (run_cli if args[0] == "--improve" else main_cli)(
+        "run", "t.csv", "-k", 2, "--seed", -1, *args, cwd=tmp_path,
+        **({} if args[0] == "--improve" else {"capsys": capsys, "monkeypatch": monkeypatch}))
     assert_clean_error(res, "--seed must be a non-negative integer, got -1")
 
 
 @pytest.mark.parametrize("flag, value", [("--time-limit", "0"), ("--time-limit", "nan"),
                                          ("--improve-time", "-3")])
-def test_bad_time_limits_name_the_flag(tmp_path, data, flag, value):
+def test_bad_time_limits_name_the_flag(tmp_path, data, flag, value, capsys, monkeypatch):
     extra = ["--method", "cg"] if flag == "--time-limit" else ["--improve", "exact"]
-    res = run_cli("run", "t.csv", "-k", 2, flag, value, *extra, cwd=tmp_path)
+    res = main_cli("run", "t.csv", "-k", 2, flag, value, *extra, cwd=tmp_path, capsys=capsys,
+                   monkeypatch=monkeypatch)
     assert_clean_error(res, f"{flag} must be a positive number of seconds")
 
 
@@ -331,7 +360,7 @@ def test_dataframe_column_names_in_messages():
 
 @pytest.mark.parametrize("command", ["report", "plot", "experiment"])
 @pytest.mark.parametrize("kind", ["csv", "sqlite"])
-def test_not_a_results_database(tmp_path, data, command, kind):
+def test_not_a_results_database(tmp_path, data, command, kind, capsys, monkeypatch):
     import sqlite3
 
     db = tmp_path / "other.db"
@@ -346,7 +375,8 @@ def test_not_a_results_database(tmp_path, data, command, kind):
     args = {"report": ("report", "other.db", "--table", "runs"),
             "plot": ("plot", "other.db", "--kind", "box", "--out", "f.png"),
             "experiment": ("experiment", "g.toml", "--db", "other.db", "--jobs", 1)}[command]
-    res = run_cli(*args, cwd=tmp_path)
+    res = (run_cli(*args, cwd=tmp_path) if (command, kind) == ("report", "csv") else
+           main_cli(*args, cwd=tmp_path, capsys=capsys, monkeypatch=monkeypatch))
     assert_clean_error(res, "is not a results database" if kind == "csv"
                        else "not a results database (no runs table)")
     assert db.read_bytes() == before
