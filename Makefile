@@ -44,7 +44,7 @@ test-latest-scripts: latest-install
 	cd $(SCRATCH) && for f in $(CURDIR)/scripts/*.py; do \
 	    grep -q -- --quick $$f || continue; \
 	    case $$f in *casc.py) extra="--cells census:3 --solutions $(SCRATCH)/solutions";; \
-	                *) extra="";; esac; \
+	                *) extra="--quiet";; esac; \
 	    echo "== $$f --quick $$extra"; \
 	    $(abspath $(LATEST))/bin/python $$f $(DATA) --quick --out $(SCRATCH)/results $$extra \
 	        || exit 1; \
