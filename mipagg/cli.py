@@ -103,8 +103,9 @@ def _cmd_run(args) -> int:
     from .outputs import check_outputs, output_transaction
 
     if args.improve_time is not None and args.improve != "exact":
-        got = "no --improve" if args.improve is None else f"--improve {args.improve}"
-        raise ParameterError(f"--improve-time is the time limit of '--improve exact' ({got})")
+        raise ParameterError("--improve-time needs '--improve exact'" if args.improve is None
+                             else f"--improve {args.improve} does not take --improve-time "
+                             "(the time limit of '--improve exact')")
     if args.seed is not None and args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):
