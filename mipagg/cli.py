@@ -97,6 +97,20 @@ def _columns(text: str | None) -> list[str] | None:
     return names
 
 
+def _check_method_flags(args) -> None:
+    """Refuse, naming the flags (not the Python options), method options the
+    chosen method does not take."""
+    from .methods import get_method
+
+    accepted = get_method(args.method).options()
+    unused = [flag for flag, (dest, _, _) in METHOD_OPTIONS.items()
+              if getattr(args, dest) is not None and dest not in accepted]
+    if unused:
+        takes = [f for f, (dest, _, _) in METHOD_OPTIONS.items() if dest in accepted]
+        raise ParameterError(f"method {args.method!r} does not take {', '.join(unused)}; "
+                             f"it takes {', '.join(takes) or 'none of the method flags'}")
+
+
 def _cmd_run(args) -> int:
     from .api import microaggregate
     from .instance import read_csv
@@ -111,6 +125,7 @@ def _cmd_run(args) -> int:
     for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):
         if value is not None and not value > 0:
             raise ParameterError(f"{flag} must be a positive number of seconds, got {value}")
+    _check_method_flags(args)
     inst = read_csv(args.data, columns=_columns(args.columns), header=not args.no_header)
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.

@@ -436,3 +436,10 @@ def test_interrupt_between_the_two_writes_keeps_the_old_pair(tmp_path, data, mon
     assert (tmp_path / "a.csv").read_text() == "group\nold\n"
     assert (tmp_path / "m.csv").read_text() == "old release\n"
     assert {p.name for p in tmp_path.iterdir()} == {"t.csv", "a.csv", "m.csv"}
+
+
+def test_method_options_are_named_as_flags(tmp_path, data, capsys, monkeypatch):
+    res = main_cli("run", "t.csv", "-k", 2, "--method", "mdav", "--time-limit", 5,
+                   "--max-iterations", 3, cwd=tmp_path, capsys=capsys, monkeypatch=monkeypatch)
+    assert_clean_error(res, "method 'mdav' does not take --time-limit, --max-iterations")
+    assert "time_limit" not in res.stderr
