@@ -3,7 +3,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-latest test-latest-suite test-latest-scripts latest-install test-slow \
+        bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,38 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The project as a user installs it: plain `pip install '.[dev]'` (not editable, no
+# constraints.txt, the newest releases) into its own venv; the default suite and every
+# script's --quick slice run from a scratch directory, so the installed copy is tested.
+LATEST  ?= .venv-latest
+DATA    ?= $(abspath ../shared/data)
+SCRATCH := $(abspath $(LATEST))/scratch
+
+$(LATEST)/bin/python:
+	$(PYTHON) -m venv $(LATEST)
+
+latest-install: | $(LATEST)/bin/python
+	$(LATEST)/bin/pip install --quiet --upgrade pip
+	$(LATEST)/bin/pip install --quiet --upgrade '.[dev]'
+	$(LATEST)/bin/pip install --quiet --force-reinstall --no-deps .
+	rm -rf $(SCRATCH) && mkdir -p $(SCRATCH)
+
+test-latest-suite: latest-install
+	cd $(SCRATCH) && $(abspath $(LATEST))/bin/python -m pytest -p no:cacheprovider \
+	    -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(CURDIR)/tests
+
+test-latest-scripts: latest-install
+	cd $(SCRATCH) && for f in $(CURDIR)/scripts/*.py; do \
+	    grep -q -- --quick $$f || continue; \
+	    case $$f in *casc.py) extra="--cells census:3 --solutions $(SCRATCH)/solutions";; \
+	                *) extra="--quiet";; esac; \
+	    echo "== $$f --quick $$extra"; \
+	    $(abspath $(LATEST))/bin/python $$f $(DATA) --quick --out $(SCRATCH)/results $$extra \
+	        || exit 1; \
+	done
+
+test-latest: test-latest-suite test-latest-scripts
+
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
 
@@ -26,4 +59,4 @@ bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache

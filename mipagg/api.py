@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -47,7 +48,34 @@ class RunResult:
 def _as_instance(data) -> Instance:
     if isinstance(data, Instance):
         return data
+    if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # a pandas DataFrame
+        from .instance import from_dataframe
+
+        return from_dataframe(data)
     return from_array(data)
+
+
+def check_seed(seed, name: str = "seed"):
+    """``seed`` must be None or a non-negative integer (numpy's generators
+    refuse negative seeds with a bare ValueError)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"{name} must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def check_seconds(options: dict, prefix: str = "") -> None:
+    """Every time option (``time_limit``, ``*_time``) must be a positive
+    number of seconds (``inf``: no limit)."""
+    for name, value in options.items():
+        if value is None or not (name == "time_limit" or name.endswith("_time")):
+            continue
+        if (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
+                                                             np.floating))
+                or math.isnan(value) or value <= 0):
+            raise ParameterError(f"{prefix}{name} must be a positive number of seconds, "
+                                 f"got {value!r}")
 
 
 def _check_improve_options(improve: str | None, options: dict | None) -> dict:
@@ -85,6 +113,9 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     """
     inst = _as_instance(data)
     k = check_k(k, inst.n)
+    seed = check_seed(seed)
+    check_seconds(options)
+    check_seconds(improve_options or {}, "improve_options ")
     improve_options = _check_improve_options(improve, improve_options)
     spec = get_method(method)
     fn = spec.load()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -11,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from . import __version__
-from .errors import MipaggError
+from .errors import MipaggError, ParameterError
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
 
@@ -42,6 +43,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-k", type=int, required=True, help="minimum group size (k >= 2)")
     run.add_argument("--method", default="mdav", help="method name (see 'mipagg methods')")
     run.add_argument("--columns", help="comma-separated key columns (default: all)")
+    run.add_argument("--no-header", action="store_true",
+                     help="the file has no header row: columns are named x1, x2, ...")
     run.add_argument("--seed", type=int, help="seed for randomized methods")
     run.add_argument("--improve", choices=["local", "rcs", "exact"],
                      help="post-process the partition")
@@ -62,6 +65,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ver.add_argument("labels", help="labels file as written by 'mipagg run --labels'")
     ver.add_argument("-k", type=int, required=True, help="minimum group size to check")
     ver.add_argument("--columns", help="comma-separated key columns (default: all)")
+    ver.add_argument("--no-header", action="store_true",
+                     help="the data file has no header row: columns are named x1, x2, ...")
     ver.add_argument("--json", action="store_true", help="print one JSON object")
     ver.set_defaults(func=_cmd_verify)
 
@@ -79,13 +84,49 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _columns(text: str | None) -> list[str] | None:
+    """``--columns a,b``: names trimmed; an empty or repeated name is refused."""
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",")]
+    if not all(names):
+        raise ParameterError(f"--columns {text!r} has an empty column name")
+    repeated = sorted({c for c in names if names.count(c) > 1})
+    if repeated:
+        raise ParameterError(f"--columns names {', '.join(map(repr, repeated))} more than once")
+    return names
+
+
+def _check_method_flags(args) -> None:
+    """Refuse, naming the flags (not the Python options), method options the
+    chosen method does not take."""
+    from .methods import get_method
+
+    accepted = get_method(args.method).options()
+    unused = [flag for flag, (dest, _, _) in METHOD_OPTIONS.items()
+              if getattr(args, dest) is not None and dest not in accepted]
+    if unused:
+        takes = [f for f, (dest, _, _) in METHOD_OPTIONS.items() if dest in accepted]
+        raise ParameterError(f"method {args.method!r} does not take {', '.join(unused)}; "
+                             f"it takes {', '.join(takes) or 'none of the method flags'}")
+
+
 def _cmd_run(args) -> int:
     from .api import microaggregate
     from .instance import read_csv
-    from .outputs import check_outputs
+    from .outputs import check_outputs, output_transaction
 
-    columns = args.columns.split(",") if args.columns else None
-    inst = read_csv(args.data, columns=columns)
+    if args.improve_time is not None and args.improve != "exact":
+        raise ParameterError("--improve-time needs '--improve exact'" if args.improve is None
+                             else f"--improve {args.improve} does not take --improve-time "
+                             "(the time limit of '--improve exact')")
+    if args.seed is not None and args.seed < 0:
+        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):
+        if value is not None and not value > 0:
+            raise ParameterError(f"{flag} must be a positive number of seconds, got {value}")
+    _check_method_flags(args)
+    inst = read_csv(args.data, columns=_columns(args.columns), header=not args.no_header)
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.
     targets = check_outputs({"--labels": args.labels, "--output": args.output},
@@ -98,10 +139,11 @@ def _cmd_run(args) -> int:
                             **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
-    if "--labels" in targets:
-        result.partition.write_labels(targets["--labels"], inputs=[args.data])
-    if "--output" in targets:
-        inst.write_masked_csv(result.labels, targets["--output"])
+    with output_transaction():  # both files from this run, or neither replaced
+        if "--labels" in targets:
+            result.partition.write_labels(targets["--labels"], inputs=[args.data])
+        if "--output" in targets:
+            inst.write_masked_csv(result.labels, targets["--output"])
     summary = {"data": args.data, **result.summary()}
     if args.json:
         print(json.dumps(summary, default=float))
@@ -114,10 +156,15 @@ def _cmd_run(args) -> int:
 def _cmd_verify(args) -> int:
     from .verify import LabelsError, verify_files
 
-    columns = args.columns.split(",") if args.columns else None
+    if args.k < 2:
+        raise ParameterError(f"k must be at least 2, got {args.k}")
     try:
-        report = verify_files(args.data, args.labels, args.k, columns=columns)
+        report = verify_files(args.data, args.labels, args.k, columns=_columns(args.columns),
+                              header=not args.no_header)
     except LabelsError as exc:  # the labels do not describe a partition of this data
+        if args.json:
+            print(json.dumps({"data": args.data, "labels": args.labels, "k": args.k,
+                              "feasible": False, "error": str(exc)}))
         print(f"mipagg: verify: {exc}", file=sys.stderr)
         return 1
     if args.json:
@@ -176,8 +223,7 @@ def _cmd_demo(args) -> int:
     from .instance import read_csv
 
     if args.data:
-        cols = args.columns.split(",") if args.columns else None
-        _demo_table(read_csv(args.data, columns=cols), args.k, not args.quiet)
+        _demo_table(read_csv(args.data, columns=_columns(args.columns)), args.k, not args.quiet)
         return 0
     for fname, cols in DEMO_DATA:
         _demo_table(read_csv(SHIPPED / fname, columns=cols.split(",") if cols else None), args.k,
@@ -237,6 +283,20 @@ def interrupt_status() -> int:
     return TERMINATED if _ctrl_c.signum == signal.SIGTERM else INTERRUPTED
 
 
+BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the signal
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so that the interpreter's final
+    flush of stdout does not print a second "Broken pipe" message."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     """Run the command; returns the exit status: 0 success, 1 a failed check
     (``verify``), 2 bad input or an output that cannot be written (one-line
@@ -248,7 +308,12 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(), _ctrl_c():
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
-            return args.func(args)
+            status = args.func(args)
+        sys.stdout.flush()  # here, so that a closed pipe is reported below
+        return status
+    except BrokenPipeError:  # `mipagg ... | head`: the reader left; exit quietly
+        _silence_stdout()
+        return BROKEN_PIPE
     except MipaggError as exc:
         print(f"mipagg: error: {exc}", file=sys.stderr)
         return 2

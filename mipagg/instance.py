@@ -216,10 +216,13 @@ class Instance:
         else:
             header, body = list(self.columns), [[""] * self.raw.shape[1] for _ in range(self.n)]
             col_index = list(range(self.raw.shape[1]))
-        delimiter = self.provenance.get("delimiter", ",") if self.table is not None else ","
+        from_file = self.table is not None
+        delimiter = self.provenance.get("delimiter", ",") if from_file else ","
+        ending = self.provenance.get("line_ending", "\n") if from_file else "\n"
         with atomic_write(target, newline="") as fh:
-            writer = csv.writer(fh, delimiter=delimiter)
-            writer.writerow(header)
+            writer = csv.writer(fh, delimiter=delimiter, lineterminator=ending)
+            if not from_file or self.provenance.get("header", True):
+                writer.writerow(header)
             for i, row in enumerate(body):
                 out = list(row)
                 for j, c in enumerate(col_index):
@@ -268,18 +271,22 @@ def _parse_float(cell: str) -> float:
 
 
 def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str | None = None,
-             ddof: int = 1, delimiter: str | None = None) -> Instance:
+             ddof: int = 1, delimiter: str | None = None, header: bool = True) -> Instance:
     """Load a CSV file with a header row.
 
     ``columns`` names the key columns (default: every column); the others are
     carried along untouched into a masked release.  Raises
     :class:`~mipagg.errors.DataError` for a missing or empty file, a ragged row,
     or a non-numeric / missing value in a key column, naming the column and row.
+    A gzip-compressed file is read; a file that is not UTF-8 or UTF-16 text is
+    refused (:func:`mipagg.inputs.read_text`).  A first row made only of
+    numbers is refused as a header (it would be published unmasked);
+    ``header=False`` reads such a file with columns named x1, x2, ...
     """
+    from .inputs import line_ending, looks_like_a_record, read_text
+
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"no such file: {path}")
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_text(path)
     if not text.strip():
         raise DataError(f"{path} is empty")
     if delimiter is None:
@@ -287,7 +294,18 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
             delimiter = csv.Sniffer().sniff(text.splitlines()[0], delimiters=",;\t").delimiter
         except csv.Error:
             delimiter = ","
-    rows = [r for r in csv.reader(text.splitlines(), delimiter=delimiter) if r]
+    try:
+        rows = [r for r in csv.reader(text.splitlines(), delimiter=delimiter) if r]
+    except csv.Error as exc:
+        raise DataError(f"{path} is not a readable CSV file ({exc})") from None
+    if not header:
+        rows.insert(0, [f"x{j + 1}" for j in range(len(rows[0]))])
+    elif looks_like_a_record(rows[0]):
+        raise DataError(f"{path}: the first row ({', '.join(rows[0][:4])}"
+                        f"{', ...' if len(rows[0]) > 4 else ''}) is all numbers, so it is a "
+                        "record, not a header; add a header row (with names that are not numbers), "
+                        "or pass --no-header")
+    has_header = header
     header, body = [h.strip() for h in rows[0]], rows[1:]
     if not body:
         raise DataError(f"{path} has a header but no records")
@@ -317,4 +335,8 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
     provenance = {"source": str(path), "columns": keys}
     if delimiter != ",":  # the masked release keeps the delimiter of its input
         provenance["delimiter"] = delimiter
+    if line_ending(text) != "\n":  # ... its line ending
+        provenance["line_ending"] = line_ending(text)
+    if not has_header:  # ... and has no header row either
+        provenance["header"] = False
     return Instance(raw, tuple(keys), name or path.stem, provenance, ddof, (header, body))

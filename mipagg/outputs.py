@@ -17,8 +17,11 @@ goes through this module:
   removed and the old file stays as it was.  Write failures (disk full,
   directory removed meanwhile) become an :class:`OutputError` naming the path.
 
-Special files that already exist (``/dev/stdout``, a named pipe, a device)
-cannot be replaced by a rename; they are written in place.
+Streams, devices and pipes (``/dev/stdout``, ``/dev/fd/N``, ``/dev/full``, a
+named pipe) cannot be replaced by a rename; they are written in place, through
+the descriptor for ``/dev/stdout`` and ``/dev/fd/N`` (which resolve to the file
+the shell redirected to: ``>> log.txt`` stays appended to, never replaced).
+:func:`output_transaction` replaces several outputs together, or none.
 
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -33,15 +36,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
+import signal
 import stat
+import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from .errors import MipaggError
 
 __all__ = ["OutputError", "check_output_path", "check_outputs", "atomic_write", "atomic_path",
-           "same_file"]
+           "output_transaction", "same_file"]
 
 
 class OutputError(MipaggError):
@@ -116,7 +124,7 @@ def check_output_path(path, inputs: Iterable = (), *, what: str = "output") -> P
                               "choose another path")
     if path.is_dir():
         raise OutputError(f"{what} {shown} is a directory; give a file name")
-    if _is_special(path):  # /dev/stdout, a pipe: written in place
+    if _in_place(path):  # /dev/stdout, a device, a pipe: written in place
         return path
     try:
         target = path.resolve()
@@ -160,6 +168,157 @@ def _new_file_mode(target: Path) -> int:
         return 0o666 & ~mask
 
 
+_STD_STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
+_FD_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd)/(\d+)$")
+
+
+def _stream_fd(path) -> int | None:
+    """The file descriptor ``path`` names (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``), else None.  Such a path resolves to whatever the
+    descriptor is open on — with ``>> log.txt`` a regular file that a rename
+    would replace and ``open(path, "w")`` would truncate — so it is written
+    through the descriptor, never renamed onto or reopened."""
+    p = os.path.abspath(os.path.expanduser(str(path)))
+    if p in _STD_STREAMS:
+        return _STD_STREAMS[p]
+    m = _FD_PATH.match(p)
+    return int(m.group(1)) if m else None
+
+
+def _in_place(path: Path) -> bool:
+    """A target written in place, not replaced: a stream, a device or a pipe."""
+    return _stream_fd(path) is not None or _is_special(path)
+
+
+def _copy_out(tmp: Path, path: Path) -> None:
+    """Write the finished ``tmp`` to a stream, device or pipe ``path``."""
+    fd = _stream_fd(path)
+    with open(tmp, "rb") as src:
+        if fd is None:
+            with open(path, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            return
+        for stream in (sys.stdout, sys.stderr):  # keep the order of earlier output
+            with contextlib.suppress(Exception):
+                stream.flush()
+        while chunk := src.read(1 << 16):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
+
+
+class _Transaction:
+    """Finished temporary files waiting for the end of :func:`output_transaction`."""
+
+    def __init__(self):
+        self.pending: list[tuple[Path, Path]] = []  # (temporary file, target)
+
+    def discard(self) -> None:
+        for tmp, _ in self.pending:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        self.pending.clear()
+
+    def commit(self) -> None:
+        """Streams and devices first (they can fail, e.g. ``/dev/full``), then
+        every rename with SIGINT/SIGTERM held back; a rename that fails puts
+        the targets already replaced back as they were."""
+        target = None
+        try:
+            for tmp, target in self.pending:
+                if _in_place(target):
+                    _copy_out(tmp, target)
+            files = [(t, g) for t, g in self.pending if not _in_place(g)]
+            backups = []
+            with _signals_held():
+                try:
+                    for tmp, target in files:
+                        backups.append((target, _backup(target)))
+                        os.replace(tmp, target)
+                except OSError:
+                    self._roll_back(backups)
+                    raise
+                finally:
+                    for _, backup in backups:
+                        if isinstance(backup, Path):
+                            with contextlib.suppress(OSError):
+                                backup.unlink()
+            for _, target in files:
+                _sync_directory(target.parent)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write {target or 'the outputs'}: {_describe(exc)}; "
+                              "no output file was replaced") from None
+        finally:
+            self.discard()
+
+    @staticmethod
+    def _roll_back(backups) -> None:
+        for target, backup in reversed(backups):
+            with contextlib.suppress(OSError):
+                if isinstance(backup, Path):
+                    os.replace(backup, target)
+                elif backup is None:  # there was no file before
+                    target.unlink()
+
+
+def _backup(target: Path):
+    """A hard link to the file ``target`` replaces (None: no file there;
+    False: it could not be linked, so it cannot be put back)."""
+    if not target.is_file():
+        return None
+    backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+    try:
+        os.link(target, backup)
+    except OSError:
+        return False
+    return backup
+
+
+_transaction: list[_Transaction] = []
+
+
+@contextlib.contextmanager
+def output_transaction() -> Iterator[None]:
+    """Every :func:`atomic_path` / :func:`atomic_write` inside the block is
+    kept in its temporary file until the block ends; then all targets are
+    replaced together (``--labels`` and ``--output`` always come from the same
+    run).  On an error or interrupt in the block no target is touched."""
+    tx = _Transaction()
+    _transaction.append(tx)
+    try:
+        yield
+    except BaseException:
+        tx.discard()
+        raise
+    finally:
+        _transaction.remove(tx)
+    tx.commit()
+
+
+@contextlib.contextmanager
+def _signals_held():
+    held = {signal.SIGINT, signal.SIGTERM}
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _sync_directory(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
 @contextlib.contextmanager
 def atomic_path(path) -> Iterator[Path]:
     """Yield a temporary path next to ``path`` (same suffix, so writers that
@@ -167,19 +326,17 @@ def atomic_path(path) -> Iterator[Path]:
     ends without error it is fsynced and renamed onto ``path``.  On an
     error or interrupt it is removed and ``path`` is left as it was.
 
-    Existing special files (``/dev/stdout``, pipes) are yielded as they are
-    and written in place."""
-    path = Path(path)
-    if _is_special(path):
-        try:
-            yield path
-        except OSError as exc:
-            raise OutputError(f"cannot write {path}: {_describe(exc)}") from None
-        return
-    target = path.resolve()
+    Streams, devices and pipes (``/dev/stdout``, ``/dev/full``, a FIFO) get
+    a temporary file in the temporary directory, copied to them at the end:
+    they are written in place, never replaced by a rename.  Inside
+    :func:`output_transaction` the final step waits for the end of the
+    transaction."""
+    path = Path(os.path.expanduser(str(path)))
+    special = _in_place(path)
+    target = path if special else path.resolve()
     try:
         fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}",
-                                    dir=target.parent)
+                                    dir=None if special else target.parent)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {_describe(exc)} (directory "
                           f"{str(target.parent)!r})") from None
@@ -187,10 +344,22 @@ def atomic_path(path) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _new_file_mode(target))
-        os.replace(tmp, target)
+        if not special:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.chmod(tmp, _new_file_mode(target))
+        if _transaction:
+            _transaction[-1].pending.append((tmp, target))
+            return
+        if special:
+            _copy_out(tmp, target)
+            tmp.unlink()
+        else:
+            os.replace(tmp, target)
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -200,12 +369,8 @@ def atomic_path(path) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    with contextlib.suppress(OSError):  # make the rename itself durable
-        dfd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    if not special:
+        _sync_directory(target.parent)
 
 
 @contextlib.contextmanager

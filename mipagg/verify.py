@@ -45,11 +45,12 @@ class LabelsError(MipaggError):
 
 
 def _read_text(path: str | Path, what: str) -> str:
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"no such {what} file: {path}")
-    with open(path, encoding="utf-8-sig", newline="") as fh:  # utf-8-sig: drop a BOM
-        return fh.read()
+    """Decoded text (gzip, UTF-8, UTF-16: :func:`mipagg.inputs.read_text`) with
+    every line ending (CR LF, CR alone) turned into LF."""
+    from .inputs import read_text
+
+    text = read_text(path, what + " ")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _delimiter(first_line: str) -> str:
@@ -59,15 +60,28 @@ def _delimiter(first_line: str) -> str:
     return best if counts[best] else ","
 
 
-def read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
+def read_table(path: str | Path, header: bool = True) -> tuple[list[str], list[list[str]]]:
     """``(header, rows)`` of a delimited text file with a header row; blank
-    lines are skipped, ragged rows and repeated column names refused."""
+    lines are skipped, ragged rows and repeated column names refused, and a
+    first row made only of numbers refused as a header (``header=False``:
+    no header row, columns named x1, x2, ...)."""
+    from .inputs import looks_like_a_record
+
     text = _read_text(path, "data")
     lines = text.splitlines()
     if not text.strip():
         raise DataError(f"{path} is empty")
     first = next(line for line in lines if line.strip())
-    rows = [r for r in csv.reader(io.StringIO(text), delimiter=_delimiter(first)) if r]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text), delimiter=_delimiter(first)) if r]
+    except csv.Error as exc:
+        raise DataError(f"{path} is not a readable CSV file ({exc})") from None
+    if not header:
+        rows.insert(0, [f"x{j + 1}" for j in range(len(rows[0]))])
+    elif looks_like_a_record(rows[0]):
+        raise DataError(f"{path}: the first row is all numbers, so it is a record, not a "
+                        "header; add a header row (with names that are not numbers), or pass "
+                        "--no-header")
     header, body = [h.strip() for h in rows[0]], rows[1:]
     if not body:
         raise DataError(f"{path} has a header but no records")
@@ -175,14 +189,14 @@ def verify_table(columns: Sequence[str], rows: Sequence[Sequence[float]],
 
 
 def verify_files(data: str | Path, labels: str | Path, k: int,
-                 columns: Sequence[str] | None = None) -> dict:
+                 columns: Sequence[str] | None = None, header: bool = True) -> dict:
     """:func:`verify_table` on a CSV data file (key ``columns``, default all)
     and a labels file as written by ``mipagg run --labels``.
 
     Raises :class:`~mipagg.errors.DataError` / :class:`ParameterError` for a
     missing or bad data file or an unknown column, :class:`LabelsError` when
     the labels file does not match the data."""
-    header, body = read_table(data)
+    header, body = read_table(data, header=header)
     names = list(header if columns is None else columns)
     unknown = [c for c in names if c not in header]
     if unknown:

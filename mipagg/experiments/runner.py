@@ -188,8 +188,24 @@ def _preload(run: Run, inst: Instance) -> None:
              run.k, inst.p)
 
 
+def release_solver_threads() -> None:
+    """Stop HiGHS's global thread scheduler in this process before a fork.
+
+    HiGHS 1.16 keeps worker threads of a process-wide task scheduler alive
+    after the first solve (the warm-up of :func:`_warm_up` starts them); a
+    forked child inherits the scheduler's state but not its threads, and its
+    first solve spins at 100 % CPU waiting for workers that do not exist.
+    ``Highs.resetGlobalScheduler(True)`` joins those threads, so the child
+    (and this process, on its next solve) starts a fresh scheduler."""
+    highspy = sys.modules.get("highspy")
+    reset = getattr(getattr(highspy, "Highs", None), "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)
+
+
 def _execute_forked(run: Run, inst: Instance) -> dict:
     ctx = mp.get_context("fork")
+    release_solver_threads()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(run, inst, send), daemon=True)
     t0 = time.perf_counter()
@@ -253,6 +269,7 @@ def _serial(todo, instances) -> Iterator[dict]:
 
 def _processes(todo, instances, jobs: int) -> Iterator[dict]:
     ctx = mp.get_context("fork") if os.name == "posix" else None
+    release_solver_threads()  # the workers are forked from this process
     ex = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
     try:
         futures = [ex.submit(execute, run, instances[run.fingerprint]) for run in todo]

@@ -26,10 +26,29 @@ __all__ = ["script_main", "default_data_dir", "il_by_k_report", "csv_sets", "gri
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
+def _checkout() -> Path | None:
+    """The source checkout the running script belongs to (the directory above
+    ``scripts/`` holding ``pyproject.toml``), else the one this package was
+    imported from (editable install); None for an installed copy, whose
+    directory is ``site-packages`` and never receives results."""
+    script = Path(sys.argv[0]).resolve().parent.parent if sys.argv and sys.argv[0] else None
+    for root in (script, REPO):
+        if root is not None and (root / "pyproject.toml").is_file() and (root / "docs").is_dir():
+            return root
+    return None
+
+
 def default_data_dir() -> Path | None:
-    """``../shared/data`` relative to the repository, when it exists."""
-    d = REPO.parent / "shared" / "data"
-    return d if d.is_dir() else None
+    """``../shared/data`` relative to the checkout, when it exists."""
+    root = _checkout()
+    d = root.parent / "shared" / "data" if root is not None else None
+    return d if d is not None and d.is_dir() else None
+
+
+def default_out_dir() -> Path:
+    """``docs/results`` of the checkout, else ``./results`` in the working directory."""
+    root = _checkout()
+    return root / "docs" / "results" if root is not None else Path.cwd() / "results"
 
 
 def csv_sets(data: Path, names) -> list[CsvSet]:
@@ -52,8 +71,9 @@ def _parser(name: str, description: str) -> argparse.ArgumentParser:
     where.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
     where.add_argument("--scheduler", help="Dask scheduler address, or 'local'")
     ap.add_argument("--db", type=Path, help="SQLite results file (default: OUT/NAME.sqlite)")
-    ap.add_argument("--out", type=Path, default=REPO / "docs" / "results",
-                    help="directory of the tables and figures (default: docs/results)")
+    ap.add_argument("--out", type=Path, default=default_out_dir(),
+                    help="directory of the tables and figures (default: docs/results of the "
+                    "source checkout, else ./results)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     return ap
 

@@ -38,6 +38,39 @@ _NAMES = [c for c, _ in RUN_COLUMNS]
 STATUSES = ("ok", "failed", "timeout")
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_results_file(path: str | Path) -> None:
+    """Raise :class:`~mipagg.errors.DataError` unless ``path`` is a results
+    database (an empty file counts as a new one).  Checked without writing:
+    SQLite would otherwise fail with a traceback on a CSV file, or add the
+    store's tables to somebody else's database."""
+    from ..errors import DataError
+
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise DataError(f"cannot read results file {path}: {exc.strerror or exc}") from None
+    if not head:
+        return
+    if head != SQLITE_MAGIC:
+        raise DataError(f"{path} is not a results database (not an SQLite file)")
+    try:
+        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise DataError(f"{path} is not a results database ({exc})") from None
+    if not {"runs", "meta"} <= tables:
+        raise DataError(f"{path} is an SQLite file but not a results database (no runs table)")
+
+
 def encode_labels(labels) -> bytes | None:
     if labels is None:
         return None
@@ -56,6 +89,8 @@ class ResultStore:
     def __init__(self, path: str | Path = "results.sqlite"):
         self.path = str(path)
         if self.path != ":memory:":
+            if Path(self.path).exists():
+                check_results_file(self.path)
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.con = sqlite3.connect(self.path)
         if self.path != ":memory:":
