@@ -76,6 +76,8 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
     from .experiments.cli import add_subcommands  # experiment, report, plot
     add_subcommands(sub)
+    from .cli_gap import add_subcommand as add_gap  # gap (issue 23)
+    add_gap(sub)
     return parser
 
 
