@@ -49,6 +49,10 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="seconds for '--improve exact' (default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
+    run.add_argument("--initial", metavar="LABELS",
+                     help="a k-feasible partition to start from (labels file, header "
+                     "'group'): the first incumbent of cg, bp and portfolio; with --improve "
+                     "the improvement starts from the better of it and the method's result")
     run.add_argument("--labels", help="write one group label per input row to this file")
     run.add_argument("--output", help="write the masked release (CSV) to this file")
     run.add_argument("--json", action="store_true", help="print one JSON object")
@@ -91,13 +95,18 @@ def _cmd_run(args) -> int:
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.
     targets = check_outputs({"--labels": args.labels, "--output": args.output},
-                            inputs=[args.data])
+                            inputs=[args.data, args.initial])
+    initial = None
+    if args.initial is not None:   # --initial LABELS (issue 23)
+        from .verify import read_labels
+
+        initial = read_labels(args.initial)
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
     improve_options = ({"time_limit": args.improve_time}
                        if args.improve_time is not None else None)
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
                             improve_options=improve_options, verbose=not args.quiet,
-                            **options)
+                            initial=initial, **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
     if "--labels" in targets:

@@ -275,7 +275,7 @@ class _Run:
 
 
 def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | None = 0,
-              methods=None, verbose: bool = False) -> PortfolioResult:
+              methods=None, verbose: bool = False, initial=None) -> PortfolioResult:
     """Best-known partition within ``time_limit`` seconds: the strongest
     methods of seeds 001-004 in one budget, each result post-processed
     (split of groups ≥ 2k, seed 001 Proposition 2.2; local search; RCS, seed
@@ -297,6 +297,9 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
         the same column generation).
     verbose : throttled progress lines on stderr (elapsed, stage, best SSE/IL
         so far, lower bound); exact runs that take ``verbose`` get it too.
+    initial : a k-feasible partition (labels or Partition) recorded as the
+        first run (method "initial"), post-processed like the others, so the
+        result is never worse than it and the exact runs may start from it.
 
     Returns a :class:`PortfolioResult`; ``summary()`` is JSON-able: best
     method, best SSE/IL, the per-run table (method, options, seed, SSE, SSE
@@ -343,6 +346,11 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
         heur_until = R.t0 + (1.0 - SEARCH_SHARE) * (time_limit - reserve)
         search_until = R.deadline - reserve
     R.report("start", n=n, k=k, time_limit=float(time_limit))
+    if initial is not None:       # the user's partition is the first run (issue 23)
+        p0 = Partition(np.asarray(getattr(initial, "labels", initial)), X)
+        if not p0.is_feasible(k):
+            raise ParameterError(f"the initial partition has a group smaller than k = {k}")
+        R.run("initial", lambda: p0, options={}, stage="initial")
 
     _heuristics(R, chosen, heur_until)
     if R.best is None:   # every stage skipped or failed: MDAV-MHM regardless of the clock
