@@ -144,11 +144,12 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_methods(args) -> int:
-    from .methods import METHODS
+    from .methods import METHODS, method_names
 
-    width = max(map(len, METHODS))
+    width = max(map(len, method_names()))   # plug-ins included (issue 23)
     for spec in METHODS.values():
-        print(f"{spec.name:<{width}}  {spec.summary}  [{spec.reference}]")
+        tag = " (plug-in)" if getattr(spec, "plugin", False) else ""
+        print(f"{spec.name:<{width}}  {spec.summary}{tag}  [{spec.reference}]")
     return 0
 
 

@@ -63,7 +63,8 @@ TSP_REPEATS = 30              # at most this many seeded (HM)²-Micro runs
 COMPRESSION_RATIOS = (3, 2)
 SEARCH_STARTS = 3             # merge-and-resplit searches from the best of this many methods
 POLISH_ROUNDS = 10            # at most this many polish rounds (RCS restart + search)
-_STAGE_CODES = {"tsp-mhm": 1, "compress": 2, "rcs": 3, "polish": 4, "search": 5, "exact": 6}
+_STAGE_CODES = {"tsp-mhm": 1, "compress": 2, "rcs": 3, "polish": 4, "search": 5, "exact": 6,
+                "plugin": 7}
 
 
 @dataclass
@@ -165,11 +166,20 @@ def _check_methods(methods) -> list[str]:
     if isinstance(methods, str):
         methods = [methods]
     methods = list(methods)
-    unknown = [m for m in methods if m not in PORTFOLIO_METHODS]
+    plugins = [m for m in methods if m not in PORTFOLIO_METHODS and _is_plugin(m)]
+    unknown = [m for m in methods if m not in PORTFOLIO_METHODS and m not in plugins]
     if unknown or not methods:
         raise ParameterError(f"portfolio methods must be a non-empty subset of "
-                             f"{list(PORTFOLIO_METHODS)}, got {methods!r}")
-    return [m for m in PORTFOLIO_METHODS if m in methods]
+                             f"{list(PORTFOLIO_METHODS)} and plug-in methods, got {methods!r}")
+    return [m for m in PORTFOLIO_METHODS if m in methods] + plugins
+
+
+def _is_plugin(name) -> bool:
+    """A plug-in method (mipagg.plugins) may join the portfolio's heuristics."""
+    from .methods import METHODS, method_names
+
+    return isinstance(name, str) and name in method_names() and \
+        getattr(METHODS[name], "plugin", False)
 
 
 class _Run:
@@ -424,6 +434,9 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
             s = _child_seed(R.seed, "compress", i)
             R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s),
                   options={"c": c, "tour": tour}, seed=s)
+    for i, name in enumerate(m for m in chosen if m not in PORTFOLIO_METHODS):
+        if go(name):       # plug-in methods (issue 23), output validated by mipagg.plugins
+            _plugin_run(R, name, i, until)
     if "tsp-mhm" in chosen:
         est = _estimate(R, "tsp-mhm")
         if est is None:   # a tour over n points ~ (n / (n/2))² the tour over the c = 2 centroids
@@ -436,6 +449,22 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
             R.run("tsp-mhm", lambda s=s: hm2_micro(X, k, tour=tour, seed=s),
                   options={"tour": tour, "repeat": i}, seed=s)
             est = _estimate(R, "tsp-mhm")
+
+
+def _plugin_run(R: _Run, name: str, index: int, until: float) -> None:
+    """One run of a plug-in method: seeded, and limited to the heuristic budget
+    left when it takes ``seed`` / ``time_limit``."""
+    from .methods import get_method
+
+    spec = get_method(name)
+    fn, accepted = spec.load(), spec.options()
+    kwargs, s = {}, None
+    if "seed" in accepted:
+        s = kwargs["seed"] = _child_seed(R.seed, "plugin", index)
+    if "time_limit" in accepted:
+        kwargs["time_limit"] = round(max(0.5, R.left(until)), 3)
+    R.run(name, lambda: fn(R.X, R.k, **kwargs),
+          options={o: v for o, v in kwargs.items() if o != "seed"}, seed=s)
 
 
 def _accepts(fn, name: str) -> bool:

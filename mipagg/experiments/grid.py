@@ -345,8 +345,9 @@ class Grid:
 
     def available_methods(self) -> tuple[list[MethodEntry], list[str]]:
         """(entries whose method exists now, names of the missing ones)."""
-        from ..methods import METHODS
+        from ..methods import METHODS, method_names
 
+        method_names()        # discovers plug-in entry points (mipagg.plugins)
         ok = [m for m in self.methods if m.target or m.method in METHODS]
         missing = [m.method for m in self.methods if not (m.target or m.method in METHODS)]
         if missing and self.missing == "error":
