@@ -80,7 +80,8 @@ def _check_improve_options(improve: str | None, options: dict | None) -> dict:
 
 def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = None,
                    seed: int | None = None, improve_options: dict | None = None,
-                   verbose: bool = False, initial=None, **options) -> RunResult:
+                   verbose: bool = False, initial=None, solver: str | None = None,
+                   **options) -> RunResult:
     """Microaggregate ``data`` (an :class:`Instance` or a numeric array) with ``method``.
 
     ``options`` go to the method (e.g. ``gamma`` for V-MDAV, ``pricing`` for
@@ -97,12 +98,27 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     from: methods that take ``initial`` (cg, bp, portfolio) get it as their
     first incumbent; with ``improve`` the improvement starts from the better
     of it and the method's partition (``details["improve_start"]``).
+    ``solver`` runs the method's MIPs (integer master, ILP pricing) on that
+    solver through Pyomo (:mod:`mipagg.exact.solvers`; default HiGHS).
 
     >>> import numpy as np
     >>> r = microaggregate(np.arange(12.0).reshape(6, 2), 3, "mdav")
     >>> r.partition.sizes.tolist()
     [3, 3]
     """
+    from .exact.solvers import use_solver
+
+    with use_solver(solver):
+        result = _microaggregate(data, k, method, improve=improve, seed=seed,
+                                 improve_options=improve_options, verbose=verbose,
+                                 initial=initial, **options)
+    if solver is not None:
+        result.options["solver"] = solver
+    return result
+
+
+def _microaggregate(data, k, method, *, improve, seed, improve_options, verbose, initial,
+                    **options) -> RunResult:
     inst = _as_instance(data)
     k = check_k(k, inst.n)
     improve_options = _check_improve_options(improve, improve_options)

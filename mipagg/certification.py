@@ -133,13 +133,15 @@ def _as_instance(data):
 
 
 def certify(data, labels, k: int, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            method: str = "bp", verbose: bool = False, **options) -> CertifyResult:
+            method: str = "bp", verbose: bool = False, solver: str | None = None,
+            **options) -> CertifyResult:
     """The certified gap of ``labels`` (array, Partition or RunResult) as a
     k-partition of ``data`` (an :class:`~mipagg.instance.Instance` or array).
 
     ``method``: "bp" (branch-and-price, default) or "cg" (column
     generation); ``options`` go to it (e.g. ``cuts=False``); the given
-    partition is its ``initial`` incumbent.  Raises
+    partition is its ``initial`` incumbent; ``solver`` runs its MIPs on that
+    solver through Pyomo (:mod:`mipagg.exact.solvers`, default HiGHS).  Raises
     :class:`NotFeasibleError` when a group has fewer than k records and
     :class:`~mipagg.verify.LabelsError` when the labels do not fit the data.
 
@@ -166,6 +168,13 @@ def certify(data, labels, k: int, *, time_limit: float | None = DEFAULT_TIME_LIM
             f"(smallest has {rep['min_group']} record(s))")
     k = check_k(k, inst.n)
     given = Partition(np.asarray(labs), inst.X)
+    from .exact.solvers import use_solver
+
+    with use_solver(solver):
+        return _certify(inst, rep, given, k, time_limit, method, verbose, options)
+
+
+def _certify(inst, rep, given, k, time_limit, method, verbose, options) -> CertifyResult:
     t0 = time.perf_counter()
     if method == "bp":
         from .exact.bp import branch_and_price

@@ -49,6 +49,8 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="seconds for '--improve exact' (default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
+    run.add_argument("--solver", help="MIP solver (integer master, ILP pricing) through "
+                     "Pyomo: highs (default), cbc, glpk, scip, gurobi, cplex (where installed)")
     run.add_argument("--initial", metavar="LABELS",
                      help="a k-feasible partition to start from (labels file, header "
                      "'group'): the first incumbent of cg, bp and portfolio; with --improve "
@@ -82,6 +84,8 @@ def _build_parser() -> argparse.ArgumentParser:
     add_subcommands(sub)
     from .cli_gap import add_subcommand as add_gap  # gap (issue 23)
     add_gap(sub)
+    from .export import add_subcommand as add_export  # export --columns-pool (issue 23)
+    add_export(sub)
     return parser
 
 
@@ -106,7 +110,7 @@ def _cmd_run(args) -> int:
                        if args.improve_time is not None else None)
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
                             improve_options=improve_options, verbose=not args.quiet,
-                            initial=initial, **options)
+                            initial=initial, solver=args.solver, **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
     if "--labels" in targets:

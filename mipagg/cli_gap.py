@@ -24,6 +24,9 @@ def add_subcommand(sub) -> None:
                      help="seconds for the bound (default 60)")
     gap.add_argument("--method", choices=["bp", "cg"], default="bp",
                      help="bound method: bp (branch-and-price, default) or cg")
+    gap.add_argument("--solver", default=None,
+                     help="MIP solver of the bound method through Pyomo: highs (default), "
+                     "cbc, glpk, scip, gurobi, cplex (where installed)")
     gap.add_argument("--labels", dest="better_labels", metavar="BETTER.csv",
                      help="write the best partition known after the search (the given one "
                      "when nothing better was found) to this file")
@@ -45,7 +48,7 @@ def _cmd_gap(args) -> int:
     inputs = [args.data] + ([args.labels] if args.labels else [])
     targets = check_outputs({"--labels": args.better_labels}, inputs=inputs)
     inst = read_csv(args.data, columns=columns)
-    options = {}
+    options = {} if args.solver is None else {"solver": args.solver}
     try:
         if args.labels is not None:
             labels = read_labels(args.labels)

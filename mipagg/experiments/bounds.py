@@ -142,20 +142,21 @@ def compute_bounds(grid, store, instances, *, progress: bool = True) -> dict:
             if progress:
                 print(f"{grid.name}: certified bound ({spec['method']}, "
                       f"{spec['time_limit']:g} s) for {inst.name} k={k}", file=sys.stderr)
+            from ..exact.solvers import use_solver
+
             options = {"time_limit": spec["time_limit"], "initial": initial}
-            if "solver" in spec:
-                options["solver"] = spec["solver"]
             t0 = time.perf_counter()
-            if spec["method"] == "bp":
-                from ..exact.bp import branch_and_price
+            with use_solver(spec.get("solver")):
+                if spec["method"] == "bp":
+                    from ..exact.bp import branch_and_price
 
-                res = branch_and_price(inst.X, k, **options)
-                source = res.closed_by or "open nodes"
-            else:
-                from ..exact.colgen import column_generation
+                    res = branch_and_price(inst.X, k, **options)
+                    source = res.closed_by or "open nodes"
+                else:
+                    from ..exact.colgen import column_generation
 
-                res = column_generation(inst.X, k, **options)
-                source = res.bound_source
+                    res = column_generation(inst.X, k, **options)
+                    source = res.bound_source
             seconds = time.perf_counter() - t0
             row = {"instance": inst.name, "fingerprint": fp, "dataset": dataset, "k": int(k),
                    "method": spec["method"], "options": okey,

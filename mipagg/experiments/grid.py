@@ -397,7 +397,7 @@ class Grid:
     def _resolved(self, m: MethodEntry):
         """Check ``m`` once and return (entry, run options, improve options, seeds)."""
         accepted = m.accepted()
-        unknown = sorted(set(m.options) - set(accepted))
+        unknown = sorted(set(m.options) - set(accepted) - {"solver"})   # solver: every method
         if unknown:
             raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
                             f"it takes {accepted or 'none'}")
