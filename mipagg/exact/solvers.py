@@ -128,8 +128,16 @@ def _solve(model, name: str, time_limit):
     status = {TC.optimal: "optimal", TC.infeasible: "infeasible",
               TC.maxTimeLimit: "time_limit"}.get(term, str(term))
     has_solution = len(res.solution) > 0 and status != "infeasible"
-    if has_solution:
-        model.solutions.load_from(res)
+    if has_solution:      # (a time-limited solve is "aborted" for Pyomo: no warning)
+        import logging
+
+        log = logging.getLogger("pyomo.core")
+        level = log.level
+        log.setLevel(logging.ERROR)
+        try:
+            model.solutions.load_from(res)
+        finally:
+            log.setLevel(level)
     # a proven bound is taken from an optimal solve only: the lower bounds other
     # solvers report on a time limit are not parsed uniformly by Pyomo, and a
     # missing bound only weakens a certificate, a wrong one would void it
