@@ -113,7 +113,7 @@ def compute_bounds(grid, store, instances, *, progress: bool = True) -> dict:
     """One certified bound per (instance, k) of ``grid`` not yet in ``store``
     (``instances``: the grid's loaded ``(dataset, Instance)`` pairs).
     Returns ``{"computed": n, "reused": m}``."""
-    from ..exact.colgen import _initial_partition
+    from ..partition import Partition
     from .grid import instance_fingerprint
     from .store import encode_labels
 
@@ -134,10 +134,9 @@ def compute_bounds(grid, store, instances, *, progress: bool = True) -> dict:
                 continue
             labels, initial_sse = _best_labels(store, fp, k)
             initial = None
-            if labels is not None:
-                try:
-                    initial = _initial_partition(labels, inst.X, k)
-                except ParameterError:
+            if labels is not None and labels.size == inst.n:
+                initial = Partition(labels, inst.X)
+                if not initial.is_feasible(k):
                     initial = None
             if progress:
                 print(f"{grid.name}: certified bound ({spec['method']}, "
