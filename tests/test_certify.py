@@ -110,29 +110,36 @@ def _cli(*argv):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_cli_gap(tmp_path):
+def test_cli_gap(tmp_path, capsys):
+    from mipagg.cli import main
+
+    def cli(*argv):
+        code = main(list(map(str, argv)))
+        out, err = capsys.readouterr()
+        return code, out, err
+
     labels = tmp_path / "mdav.csv"
     labels.write_text("group\n" + "\n".join(map(str, [0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2])) + "\n")
     better = tmp_path / "better.csv"
     p = _cli("gap", COMPANIES, labels, "-k", 3, "--columns", KEYS, "--json", "--quiet",
-             "--labels", better, "--time-limit", 30)
+             "--labels", better, "--time-limit", 30)          # the installed command
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    ver = _cli("verify", COMPANIES, labels, "-k", 3, "--columns", KEYS, "--json")
-    assert out["sse"] == json.loads(ver.stdout)["sse"]
+    code, ver, _ = cli("verify", COMPANIES, labels, "-k", 3, "--columns", KEYS, "--json")
+    assert out["sse"] == json.loads(ver)["sse"]
     assert out["bound_method"] == "bp" and out["bound_status"] == "optimal"
     assert out["gap"] == pytest.approx(100 * (out["sse"] - out["lower_bound"]) / out["sse"])
     # the optimum of companies.csv at k = 3 is IL 34.02 (seed 004 Example 1: SSE/SST 0.34)
     assert out["better_il"] == pytest.approx(34.02, abs=0.01)
-    again = _cli("verify", COMPANIES, better, "-k", 3, "--columns", KEYS, "--json")
-    assert json.loads(again.stdout)["sse"] == pytest.approx(out["better_sse"])
+    code, again, _ = cli("verify", COMPANIES, better, "-k", 3, "--columns", KEYS, "--json")
+    assert json.loads(again)["sse"] == pytest.approx(out["better_sse"])
     bad = tmp_path / "bad.csv"
     bad.write_text("group\n" + "\n".join(["0", "0", "1", "1"] + ["2"] * 7) + "\n")
-    p = _cli("gap", COMPANIES, bad, "-k", 3, "--columns", KEYS, "--quiet")
-    assert p.returncode == 1 and "not 3-feasible" in p.stderr
-    p = _cli("gap", COMPANIES, "-k", 3, "--columns", KEYS, "--quiet")
-    assert p.returncode == 2 and "LABELS file or --from" in p.stderr
-    p = _cli("gap", COMPANIES, "-k", 3, "--columns", KEYS, "--quiet", "--from", "mdav",
-             "--method", "cg", "--json")
-    assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["partition"] == "method mdav"
+    code, _, err = cli("gap", COMPANIES, bad, "-k", 3, "--columns", KEYS, "--quiet")
+    assert code == 1 and "not 3-feasible" in err
+    code, _, err = cli("gap", COMPANIES, "-k", 3, "--columns", KEYS, "--quiet")
+    assert code == 2 and "LABELS file or --from" in err
+    code, out2, err = cli("gap", COMPANIES, "-k", 3, "--columns", KEYS, "--quiet", "--from",
+                          "mdav", "--method", "cg", "--json")
+    assert code == 0, err
+    assert json.loads(out2)["partition"] == "method mdav"

@@ -124,24 +124,27 @@ def test_entry_point_of_the_example_package(tmp_path, monkeypatch, registry):
     assert r.partition.is_feasible(4) and sorted(r.partition.sizes.tolist()) == [4, 4, 4, 5]
 
 
-def test_cli_with_an_installed_plugin(tmp_path):
+def test_cli_with_an_installed_plugin(tmp_path, monkeypatch, registry, capsys):
+    from mipagg.cli import main
+
     site = _fake_install(tmp_path)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(site), str(EXAMPLE), str(ROOT), os.environ.get("PYTHONPATH", "")]))
-
-    def cli(*argv):
-        return subprocess.run([sys.executable, "-m", "mipagg.cli", *map(str, argv)], env=env,
-                              capture_output=True, text=True, timeout=300)
-
-    p = cli("methods")
+    p = subprocess.run([sys.executable, "-m", "mipagg.cli", "methods"], env=env,
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and "example-sorted" in p.stdout and "(plug-in)" in p.stdout
-    p = cli("run", COMPANIES, "-k", 3, "--columns", KEYS, "--method", "example-sorted",
-            "--json", "--quiet")
-    assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["min_group"] >= 3
-    p = cli("gap", COMPANIES, "--from", "example-sorted", "-k", 3, "--columns", KEYS,
-            "--json", "--quiet", "--time-limit", 20)
-    assert p.returncode == 0, p.stderr
-    out = json.loads(p.stdout)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    load_entry_points(force=True)
+    code = main(["run", str(COMPANIES), "-k", "3", "--columns", KEYS, "--method",
+                 "example-sorted", "--json", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["min_group"] >= 3
+    code = main(["gap", str(COMPANIES), "--from", "example-sorted", "-k", "3", "--columns",
+                 KEYS, "--json", "--quiet", "--time-limit", "20"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    out = json.loads(out)
     assert out["partition"] == "method example-sorted" and out["gap"] >= 0
     assert out["lower_bound_il"] == pytest.approx(34.02, abs=0.01)   # seed 004 Example 1
