@@ -11,7 +11,7 @@ solver): status, SSE, lower bound, seconds, and the number and seconds of the
 integer master MIPs (gap closing, pool MIP), the part the solver choice
 changes; the LP relaxations stay on HiGHS.  Then ``cg`` with ILP pricing on
 the first ``--ilp-size`` records of each block (the pricing MIPs are the
-solver's).
+solver's; 0 skips this part).
 """
 
 from __future__ import annotations
@@ -87,6 +87,8 @@ def main() -> int:
                 print(f"{start}-{start + 59},{k},{solver},{r.raw.status},"
                       f"{r.partition.sse():.10f},{r.raw.lower_bound:.10f},{secs:.2f},"
                       f"{timer.calls},{timer.seconds:.2f}", flush=True)
+    if args.ilp_size <= 0:
+        return 0
     print("ilp_block,k,solver,status,sse,lower_bound,seconds")
     for start in map(int, args.blocks.split(",")):
         X = census.subset(range(start, start + args.ilp_size)).X
