@@ -28,6 +28,8 @@ METHOD_OPTIONS = {
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),
     "--repeats": ("repeats", int, "independent randomized repeats (best is kept)"),
+    "--portfolio-methods": ("methods", lambda s: [m.strip() for m in s.split(",") if m.strip()],
+                            "portfolio: comma-separated methods to run, plug-ins included"),
 }
 
 

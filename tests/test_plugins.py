@@ -148,3 +148,31 @@ def test_cli_with_an_installed_plugin(tmp_path, monkeypatch, registry, capsys):
     out = json.loads(out)
     assert out["partition"] == "method example-sorted" and out["gap"] >= 0
     assert out["lower_bound_il"] == pytest.approx(34.02, abs=0.01)   # seed 004 Example 1
+
+
+def test_grid_runs_a_plugin_and_reports_its_gap(registry, tmp_path):
+    from mipagg.experiments import Grid, InstanceList, MethodEntry, ResultStore, run_grid
+    from mipagg.experiments.bounds import bound_gap_tables, stored_bounds
+    from mipagg.instance import from_array
+
+    register_method("blocks", blocks, paper="test")
+    inst = from_array(np.random.default_rng(4).normal(size=(12, 2)), name="toy")
+    grid = Grid([InstanceList((inst,))], [MethodEntry("blocks"), MethodEntry("mdav")], k=(3,),
+                bounds={"method": "bp", "time_limit": 20})
+    out = run_grid(grid, tmp_path / "g.sqlite", jobs=1, progress=False)
+    assert out.ok == 2
+    with ResultStore(tmp_path / "g.sqlite") as store:
+        (table,) = bound_gap_tables(store.to_dataframe(), stored_bounds(store))
+    assert [r[0] for r in table.rows][:2] == ["blocks", "mdav"]
+
+
+def test_cli_portfolio_methods_takes_plugins(registry, capsys):
+    from mipagg.cli import main
+
+    register_method("blocks", blocks)
+    code = main(["run", str(COMPANIES), "-k", "3", "--columns", KEYS, "--method", "portfolio",
+                 "--portfolio-methods", "vmdav,blocks", "--time-limit", "3", "--json",
+                 "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert {"vmdav", "blocks"} <= {r["method"] for r in json.loads(out)["runs"]}
