@@ -127,3 +127,22 @@ def test_bp_same_optimum_with_highs_and_cbc_on_census_blocks(census, start, k):
     b = mipagg.microaggregate(X, k, "bp", time_limit=600, solver="cbc")
     assert a.raw.status == b.raw.status == "optimal"
     assert a.partition.sse() == pytest.approx(b.partition.sse(), rel=1e-9)
+
+
+def test_a_solver_process_past_its_wall_clock_limit_is_a_time_limit(monkeypatch):
+    import subprocess
+
+    from pyomo.common.tempfiles import TempfileManager
+
+    class Stuck:
+        def solve(self, model, **kw):
+            assert kw["timelimit"] >= 5.0          # the solver's limit plus a margin
+            TempfileManager.push()                 # as Pyomo's shell solvers do
+            raise subprocess.TimeoutExpired("cbc", kw["timelimit"])
+
+    monkeypatch.setattr(solvers, "_factory", lambda name: Stuck())
+    depth = len(TempfileManager._context_stack)
+    status, value, chosen = solvers.pyomo_set_partitioning_mip(
+        2, [np.array([0, 1])], [1.0], time_limit=4.0, solver="cbc")
+    assert (status, value, chosen) == ("time_limit", None, None)
+    assert len(TempfileManager._context_stack) == depth

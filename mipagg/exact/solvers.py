@@ -120,9 +120,25 @@ def _options(name: str, time_limit) -> dict:
 def _solve(model, name: str, time_limit):
     from pyomo.opt import TerminationCondition as TC
 
+    import subprocess
+
+    from pyomo.common.tempfiles import TempfileManager
+
     opt = _factory(name)
+    kw = {}
+    if time_limit is not None:
+        # the solvers' own limits are not checked in every phase (CBC overran a
+        # 29-s limit by minutes in its root LP of 200 000 columns): a wall-clock
+        # limit on the solver process as well (Pyomo adds a small margin)
+        kw["timelimit"] = max(float(time_limit), 1.0) + 1.0
     t0 = time.perf_counter()
-    res = opt.solve(model, load_solutions=False, options=_options(name, time_limit))
+    depth = len(getattr(TempfileManager, "_context_stack", ()))
+    try:
+        res = opt.solve(model, load_solutions=False, options=_options(name, time_limit), **kw)
+    except subprocess.TimeoutExpired:
+        while len(getattr(TempfileManager, "_context_stack", ())) > depth:
+            TempfileManager.pop(remove=True)       # Pyomo leaves its files on this path
+        return "time_limit", False, None, time.perf_counter() - t0
     seconds = time.perf_counter() - t0
     term = res.solver.termination_condition
     status = {TC.optimal: "optimal", TC.infeasible: "infeasible",
