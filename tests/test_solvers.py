@@ -80,6 +80,19 @@ def test_cbc_integer_master_equals_highs(case):
 
 
 @needs_cbc
+def test_cbc_takes_a_warm_start():
+    X = np.random.default_rng(8).normal(size=(8, 2))
+    D = squared_distances(X)
+    cols = [np.array([i, j]) for i in range(8) for j in range(i + 1, 8)]
+    cols += [np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7])]
+    w = [cluster_weight(D, c) for c in cols]
+    ref = set_partitioning_mip(8, cols, w)
+    with solvers.use_solver("cbc"):
+        got = set_partitioning_mip(8, cols, w, start=[len(cols) - 2, len(cols) - 1])
+    assert got[0] == "optimal" and got[1] == pytest.approx(ref[1], abs=1e-9)
+
+
+@needs_cbc
 @pytest.mark.parametrize("eta", [2, 3, 4])
 def test_cbc_ilp_pricing_equals_highs(eta):
     rng = np.random.default_rng(eta)

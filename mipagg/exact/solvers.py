@@ -117,15 +117,17 @@ def _options(name: str, time_limit) -> dict:
     return opts
 
 
-def _solve(model, name: str, time_limit):
-    from pyomo.opt import TerminationCondition as TC
-
+def _solve(model, name: str, time_limit, warmstart: bool = False):
+    """Solve ``model`` on ``name``: (status, has_solution, proven bound, seconds)."""
     import subprocess
 
     from pyomo.common.tempfiles import TempfileManager
+    from pyomo.opt import TerminationCondition as TC
 
     opt = _factory(name)
     kw = {}
+    if warmstart and getattr(opt, "warm_start_capable", lambda: False)():
+        kw["warmstart"] = True       # the variables' current values (CBC, Gurobi, CPLEX)
     if time_limit is not None:
         # the solvers' own limits are not checked in every phase (CBC overran a
         # 29-s limit by minutes in its root LP of 200 000 columns): a wall-clock
@@ -167,8 +169,8 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, sta
                                info: dict | None = None, solver: str | None = None):
     """:func:`~mipagg.exact.master.set_partitioning_mip` on ``solver`` through
     Pyomo: min Σ w_j x_j, Σ_{j ∋ i} x_j = 1 for every record i, x binary.
-    Same return value ``(status, value, chosen)``; ``start`` is a warm start
-    where the solver takes one."""
+    Same return value ``(status, value, chosen)``; ``start`` (column indices
+    of a partition) is passed as a warm start to solvers that take one."""
     import pyomo.environ as pyo
 
     name = solver or current_solver()
@@ -189,7 +191,8 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, sta
         chosen0 = set(np.asarray(start, dtype=int).tolist())
         for j in range(m):
             M.x[j].value = 1.0 if j in chosen0 else 0.0
-    status, has_solution, bound, seconds = _solve(M, name, time_limit)
+    status, has_solution, bound, seconds = _solve(M, name, time_limit,
+                                                  warmstart=start is not None)
     if info is not None:
         info["seconds"] = seconds
         info["dual_bound"] = bound if bound is not None else -np.inf
@@ -198,7 +201,7 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, sta
         return status, None, None
     x = np.array([M.x[j].value or 0.0 for j in range(m)])
     chosen = np.flatnonzero(x > 0.5)
-    return status, float(np.dot(np.asarray(weights, dtype=float)[chosen], np.ones(chosen.size))), chosen
+    return status, float(np.asarray(weights, dtype=float)[chosen].sum()), chosen
 
 
 class _Termination:
