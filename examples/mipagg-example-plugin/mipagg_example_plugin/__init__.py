@@ -13,7 +13,7 @@ __all__ = ["sorted_blocks"]
 
 
 def sorted_blocks(X, k, *, seed=None, time_limit=None):
-    """fixed-size groups along the first principal axis (example plug-in)"""
+    """fixed-size groups along the first principal axis"""
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
     centred = X - X.mean(axis=0)
