@@ -4,7 +4,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-latest test-latest-suite test-latest-scripts latest-install test-slow \
-        bench clean
+        bench clean cbc
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,14 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/mipagg demo
 
-test: $(STAMP)
+# CBC, the second MIP solver the tests drive through Pyomo (--solver cbc): installed
+# with apt-get when running as root on Debian/Ubuntu; otherwise its tests are skipped.
+cbc:
+	@command -v cbc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && apt-get update -qq && apt-get install -y -qq coinor-cbc >/dev/null; } \
+	  || echo "CBC not installed (apt-get install coinor-cbc): its solver tests are skipped"
+
+test: $(STAMP) cbc
 	$(BIN)/python -m pytest
 
 # The project as a user installs it: plain `pip install '.[dev]'` (not editable, no

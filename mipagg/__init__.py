@@ -22,6 +22,8 @@ _LAZY = {
     "Instance": "instance", "from_array": "instance", "from_dataframe": "instance",
     "read_csv": "instance", "Partition": "partition", "mhm": "univariate",
     "optimal_univariate": "univariate", "RunResult": "api", "microaggregate": "api",
+    "certify": "certification", "CertifyResult": "certification",
+    "register_method": "plugins", "unregister_method": "plugins",
 }
 
 __all__ = ["__version__", "MipaggError", "DataError", "ParameterError", "SolverError",

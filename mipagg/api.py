@@ -78,6 +78,22 @@ def check_seconds(options: dict, prefix: str = "") -> None:
                                  f"got {value!r}")
 
 
+def _initial(initial, inst: Instance, k: int) -> Partition:
+    """The ``initial`` partition on ``inst.X``; refused unless k-feasible."""
+    labels = getattr(initial, "labels", initial)
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size != inst.n:
+        raise ParameterError(f"the initial partition has {labels.size} labels for "
+                             f"{inst.n} records")
+    if labels.size and (not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0):
+        raise ParameterError("the initial partition's labels must be non-negative integers")
+    p = Partition(labels, inst.X)
+    if not p.is_feasible(k):
+        raise ParameterError(f"the initial partition has a group smaller than k = {k} "
+                             f"(smallest has {int(p.sizes.min())} record(s))")
+    return p
+
+
 def _check_improve_options(improve: str | None, options: dict | None) -> dict:
     """Refuse post-processing options the chosen improvement does not take."""
     options = dict(options or {})
@@ -92,7 +108,8 @@ def _check_improve_options(improve: str | None, options: dict | None) -> dict:
 
 def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = None,
                    seed: int | None = None, improve_options: dict | None = None,
-                   verbose: bool = False, **options) -> RunResult:
+                   verbose: bool = False, initial=None, solver: str | None = None,
+                   **options) -> RunResult:
     """Microaggregate ``data`` (an :class:`Instance` or a numeric array) with ``method``.
 
     ``options`` go to the method (e.g. ``gamma`` for V-MDAV, ``pricing`` for
@@ -105,12 +122,31 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     (:mod:`mipagg.progress`) to print progress lines to stderr; it is ignored
     by the others and never recorded in ``options``, since it does not change
     the result.
+    ``initial`` (labels or a Partition, k-feasible) is a partition to start
+    from: methods that take ``initial`` (cg, bp, portfolio) get it as their
+    first incumbent; with ``improve`` the improvement starts from the better
+    of it and the method's partition (``details["improve_start"]``).
+    ``solver`` runs the method's MIPs (integer master, ILP pricing) on that
+    solver through Pyomo (:mod:`mipagg.exact.solvers`; default HiGHS).
 
     >>> import numpy as np
     >>> r = microaggregate(np.arange(12.0).reshape(6, 2), 3, "mdav")
     >>> r.partition.sizes.tolist()
     [3, 3]
     """
+    from .exact.solvers import use_solver
+
+    with use_solver(solver):
+        result = _microaggregate(data, k, method, improve=improve, seed=seed,
+                                 improve_options=improve_options, verbose=verbose,
+                                 initial=initial, **options)
+    if solver is not None:
+        result.options["solver"] = solver
+    return result
+
+
+def _microaggregate(data, k, method, *, improve, seed, improve_options, verbose, initial,
+                    **options) -> RunResult:
     inst = _as_instance(data)
     k = check_k(k, inst.n)
     seed = check_seed(seed)
@@ -125,9 +161,18 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
         raise ParameterError(
             f"method {method!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
     kwargs = {o: v for o, v in options.items() if v is not None}
+    start = None
+    if initial is not None:
+        start = _initial(initial, inst, k)
+        if "initial" in accepted:
+            kwargs["initial"] = start
+        elif improve is None:
+            raise ParameterError(f"method {method!r} does not take an initial partition; "
+                                 "use it with cg, bp, portfolio or an improvement")
     if seed is not None and "seed" in accepted:
         kwargs["seed"] = seed
-    recorded = {**kwargs, **({"seed": seed} if seed is not None else {})}
+    recorded = {**{o: v for o, v in kwargs.items() if o != "initial"},
+                **({"seed": seed} if seed is not None else {})}
     if "verbose" in accepted:
         kwargs["verbose"] = bool(verbose)
     from .memory import check_memory
@@ -145,6 +190,10 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     if improve is not None:
         from .improve import improve_partition
 
+        if start is not None and "initial" not in kwargs:
+            better = start.sse() < partition.sse()
+            details["improve_start"] = "initial" if better else method
+            partition = start if better else partition
         before = partition.sse()
         extra = ({"verbose": bool(verbose)}
                  if "verbose" in inspect.signature(improve_partition).parameters else {})
@@ -165,5 +214,8 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
         raise RuntimeError(f"method {method!r} returned a partition that is not {k}-feasible")
     if improve_options:
         recorded["improve_options"] = improve_options
+    if start is not None:
+        recorded["initial"] = True
+        details["initial_sse"] = start.sse()
     return RunResult(method, k, partition, seconds, recorded, details,
                      None if isinstance(out, Partition) else out)

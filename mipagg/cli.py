@@ -29,6 +29,8 @@ METHOD_OPTIONS = {
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),
     "--repeats": ("repeats", int, "independent randomized repeats (best is kept)"),
+    "--portfolio-methods": ("methods", lambda s: [m.strip() for m in s.split(",") if m.strip()],
+                            "portfolio: comma-separated methods to run, plug-ins included"),
 }
 
 
@@ -52,6 +54,12 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="time limit of --improve (seconds; '--improve exact': default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
+    run.add_argument("--solver", help="MIP solver (integer master, ILP pricing) through "
+                     "Pyomo: highs (default), cbc, glpk, scip, gurobi, cplex (where installed)")
+    run.add_argument("--initial", metavar="LABELS",
+                     help="a k-feasible partition to start from (labels file, header "
+                     "'group'): the first incumbent of cg, bp and portfolio; with --improve "
+                     "the improvement starts from the better of it and the method's result")
     run.add_argument("--labels", help="write one group label per input row to this file")
     run.add_argument("--output", help="write the masked release (CSV) to this file")
     run.add_argument("--json", action="store_true", help="print one JSON object")
@@ -81,6 +89,10 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
     from .experiments.cli import add_subcommands  # experiment, report, plot
     add_subcommands(sub)
+    from .cli_gap import add_subcommand as add_gap  # gap (issue 23)
+    add_gap(sub)
+    from .export import add_subcommand as add_export  # export --columns-pool (issue 23)
+    add_export(sub)
     return parser
 
 
@@ -130,13 +142,18 @@ def _cmd_run(args) -> int:
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.
     targets = check_outputs({"--labels": args.labels, "--output": args.output},
-                            inputs=[args.data])
+                            inputs=[args.data, args.initial])
+    initial = None
+    if args.initial is not None:   # --initial LABELS (issue 23)
+        from .verify import read_labels
+
+        initial = read_labels(args.initial)
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
     improve_options = ({"time_limit": args.improve_time}
                        if args.improve_time is not None else None)
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
                             improve_options=improve_options, verbose=not args.quiet,
-                            **options)
+                            initial=initial, solver=args.solver, **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
     with output_transaction():  # both files from this run, or neither replaced
@@ -180,11 +197,12 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_methods(args) -> int:
-    from .methods import METHODS
+    from .methods import METHODS, method_names
 
-    width = max(map(len, METHODS))
+    width = max(map(len, method_names()))   # plug-ins included (issue 23)
     for spec in METHODS.values():
-        print(f"{spec.name:<{width}}  {spec.summary}  [{spec.reference}]")
+        tag = " (plug-in)" if getattr(spec, "plugin", False) else ""
+        print(f"{spec.name:<{width}}  {spec.summary}{tag}  [{spec.reference}]")
     return 0
 
 

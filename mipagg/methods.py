@@ -62,10 +62,19 @@ METHODS: dict[str, MethodSpec] = {r[0]: MethodSpec(*r) for r in _ROWS}
 
 
 def method_names() -> list[str]:
+    """Every method name, plug-ins included (:mod:`mipagg.plugins`)."""
+    from .plugins import load_entry_points
+
+    load_entry_points()
     return list(METHODS)
 
 
 def get_method(name: str) -> MethodSpec:
+    """The registry row of ``name``; plug-in entry points are discovered on first use."""
+    if name not in METHODS:
+        from .plugins import load_entry_points
+
+        load_entry_points()
     try:
         return METHODS[name]
     except KeyError:

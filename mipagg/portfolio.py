@@ -68,7 +68,8 @@ POLISH_ROUNDS = 10            # at most this many polish rounds (RCS restart + s
 MDAV_SECONDS = 4e-9          # × n²·p/k: MDAV / V-MDAV (n = 30 000, p = 10, k = 5: 6.5 s, load 7)
 EXACT_SETUP_SECONDS = 1e-6   # × n²: set-up of cg/bp before their first deadline check
                              # (n = 10 000: bp took 115 s under an 8 s budget, load 9)
-_STAGE_CODES = {"tsp-mhm": 1, "compress": 2, "rcs": 3, "polish": 4, "search": 5, "exact": 6}
+_STAGE_CODES = {"tsp-mhm": 1, "compress": 2, "rcs": 3, "polish": 4, "search": 5, "exact": 6,
+                "plugin": 7}
 
 
 @dataclass
@@ -170,11 +171,20 @@ def _check_methods(methods) -> list[str]:
     if isinstance(methods, str):
         methods = [methods]
     methods = list(methods)
-    unknown = [m for m in methods if m not in PORTFOLIO_METHODS]
+    plugins = [m for m in methods if m not in PORTFOLIO_METHODS and _is_plugin(m)]
+    unknown = [m for m in methods if m not in PORTFOLIO_METHODS and m not in plugins]
     if unknown or not methods:
         raise ParameterError(f"portfolio methods must be a non-empty subset of "
-                             f"{list(PORTFOLIO_METHODS)}, got {methods!r}")
-    return [m for m in PORTFOLIO_METHODS if m in methods]
+                             f"{list(PORTFOLIO_METHODS)} and plug-in methods, got {methods!r}")
+    return [m for m in PORTFOLIO_METHODS if m in methods] + plugins
+
+
+def _is_plugin(name) -> bool:
+    """A plug-in method (mipagg.plugins) may join the portfolio's heuristics."""
+    from .methods import METHODS, method_names
+
+    return isinstance(name, str) and name in method_names() and \
+        getattr(METHODS[name], "plugin", False)
 
 
 class _Run:
@@ -305,7 +315,7 @@ class _Run:
 
 
 def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | None = 0,
-              methods=None, verbose: bool = False) -> PortfolioResult:
+              methods=None, verbose: bool = False, initial=None) -> PortfolioResult:
     """Best-known partition within ``time_limit`` seconds: the strongest
     methods of seeds 001-004 in one budget, each result post-processed
     (split of groups ≥ 2k, seed 001 Proposition 2.2; local search; RCS, seed
@@ -327,6 +337,9 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
         the same column generation).
     verbose : throttled progress lines on stderr (elapsed, stage, best SSE/IL
         so far, lower bound); exact runs that take ``verbose`` get it too.
+    initial : a k-feasible partition (labels or Partition) recorded as the
+        first run (method "initial"), post-processed like the others, so the
+        result is never worse than it and the exact runs may start from it.
 
     Returns a :class:`PortfolioResult`; ``summary()`` is JSON-able: best
     method, best SSE/IL, the per-run table (method, options, seed, SSE, SSE
@@ -373,6 +386,11 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
         heur_until = R.t0 + (1.0 - SEARCH_SHARE) * (time_limit - reserve)
         search_until = R.deadline - reserve
     R.report("start", n=n, k=k, time_limit=float(time_limit))
+    if initial is not None:       # the user's partition is the first run (issue 23)
+        p0 = Partition(np.asarray(getattr(initial, "labels", initial)), X)
+        if not p0.is_feasible(k):
+            raise ParameterError(f"the initial partition has a group smaller than k = {k}")
+        R.run("initial", lambda: p0, options={}, stage="initial")
 
     _heuristics(R, chosen, heur_until)
     if R.best is None:   # every stage skipped or failed: MDAV-MHM regardless of the clock
@@ -460,6 +478,9 @@ def _heuristics(R: _Run, chosen: list[str], until: float) -> None:
             R.run("compress", lambda c=c, s=s: compress(X, k, c=c, tour=tour, seed=s,
                                                         time_limit=limit()),
                   options={"c": c, "tour": tour}, seed=s, until=until)
+    for i, name in enumerate(m for m in chosen if m not in PORTFOLIO_METHODS):
+        if go(name):       # plug-in methods (issue 23), output validated by mipagg.plugins
+            _plugin_run(R, name, i, until)
     if "tsp-mhm" in chosen and R.fits_memory("tsp-mhm", {"tour": tour}):
         est = _estimate(R, "tsp-mhm")
         if est is None:   # a tour over n points ~ (n / (n/2))² the tour over the c = 2 centroids
@@ -490,6 +511,22 @@ def _tour_estimate(tour: str, m: int) -> float | None:
     about 2.3 s, docs/bench/tours.md; quadratic in m), before any
     measurement; None for the other tours (they stop at the deadline)."""
     return 2.3 * (m / 1080.0) ** 2 if tour == "lkh" else None
+
+
+def _plugin_run(R: _Run, name: str, index: int, until: float) -> None:
+    """One run of a plug-in method: seeded, and limited to the heuristic budget
+    left when it takes ``seed`` / ``time_limit``."""
+    from .methods import get_method
+
+    spec = get_method(name)
+    fn, accepted = spec.load(), spec.options()
+    kwargs, s = {}, None
+    if "seed" in accepted:
+        s = kwargs["seed"] = _child_seed(R.seed, "plugin", index)
+    if "time_limit" in accepted:
+        kwargs["time_limit"] = round(max(0.5, R.left(until)), 3)
+    R.run(name, lambda: fn(R.X, R.k, **kwargs),
+          options={o: v for o, v in kwargs.items() if o != "seed"}, seed=s, until=until)
 
 
 def _accepts(fn, name: str) -> bool:

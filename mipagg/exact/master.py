@@ -319,6 +319,11 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     >>> set_partitioning_mip(4, [[0, 1], [2, 3], [0, 1, 2, 3]], [1.0, 1.0, 3.0])[:2]
     ('optimal', 2.0)
     """
+    from .solvers import current_solver, pyomo_set_partitioning_mip
+
+    if current_solver() != "highs":      # another MIP solver via Pyomo (--solver)
+        return pyomo_set_partitioning_mip(n, columns, weights, time_limit=time_limit,
+                                          start=start, info=info)
     import highspy
 
     h = new_highs(mip_rel_gap=0.0, mip_abs_gap=0.0, presolve="off")

@@ -40,6 +40,10 @@ Grids are written in Python or in a small TOML file::
     name = "mdav"
     improve = "rcs"                     # post-processing, with its options
     improve_options = { probability = 0.001, max_events = 10 }
+
+A top-level ``bounds = { method = "bp", time_limit = 600 }`` adds one
+certified lower bound per instance and k, stored once (see
+:mod:`mipagg.experiments.bounds`, ``mipagg report DB --table gaps``).
 """
 
 from __future__ import annotations
@@ -318,8 +322,12 @@ class Grid:
     name: str = "grid"
     data_dir: Path | None = None
     missing: str = "error"  # or "skip": drop methods not in the registry
+    bounds: dict | None = None  # {"method": "bp", "time_limit": 600}: see .bounds
 
     def __post_init__(self):
+        from .bounds import check_bounds_spec
+
+        self.bounds = check_bounds_spec(self.bounds)
         if not self.instances:
             raise GridError("the grid has no instances")
         if not self.methods:
@@ -345,8 +353,9 @@ class Grid:
 
     def available_methods(self) -> tuple[list[MethodEntry], list[str]]:
         """(entries whose method exists now, names of the missing ones)."""
-        from ..methods import METHODS
+        from ..methods import METHODS, method_names
 
+        method_names()        # discovers plug-in entry points (mipagg.plugins)
         ok = [m for m in self.methods if m.target or m.method in METHODS]
         missing = [m.method for m in self.methods if not (m.target or m.method in METHODS)]
         if missing and self.missing == "error":
@@ -388,7 +397,7 @@ class Grid:
     def _resolved(self, m: MethodEntry):
         """Check ``m`` once and return (entry, run options, improve options, seeds)."""
         accepted = m.accepted()
-        unknown = sorted(set(m.options) - set(accepted))
+        unknown = sorted(set(m.options) - set(accepted) - {"solver"})   # solver: every method
         if unknown:
             raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
                             f"it takes {accepted or 'none'}")
@@ -430,7 +439,7 @@ def load_grid(path: str | Path, data_dir: str | Path | None = None) -> Grid:
 
 
 _TOP_KEYS = {"name", "k", "seeds", "repeats", "time_limit", "hard_time_limit", "data_dir",
-             "instances", "methods", "missing"}
+             "instances", "methods", "missing", "bounds"}
 _INSTANCE_KEYS = {
     "csv": {"csv", "columns", "name"},
     "subsets": {"subsets", "sizes", "criteria", "count", "seed", "columns", "name"},
@@ -547,4 +556,4 @@ def _grid_from_dict(doc: dict, base_dir: Path | None, data_dir, default_name: st
     return Grid([_instance_set(i, t) for i, t in enumerate(doc["instances"])], methods,
                 _int_list("grid", doc["k"], "k"), seeds, name=str(doc.get("name", default_name)),
                 data_dir=Path(data_dir) if data_dir is not None else None,
-                missing=doc.get("missing", "error"), **limits)
+                missing=doc.get("missing", "error"), bounds=doc.get("bounds"), **limits)

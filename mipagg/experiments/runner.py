@@ -63,6 +63,7 @@ class GridOutcome:
     timeout: int = 0
     interrupted: bool = False
     missing_methods: list[str] = field(default_factory=list)
+    bounds: dict | None = None      # {"computed": n, "reused": m} (grid bounds)
 
     def line(self) -> str:
         s = (f"{self.total} runs: {self.skipped} already stored, {len(self.executed)} run now "
@@ -71,6 +72,9 @@ class GridOutcome:
             s += f"; skipped unregistered method(s) {', '.join(self.missing_methods)}"
         if self.interrupted:
             s += f"; interrupted, {self.total - self.skipped - len(self.executed)} left"
+        if self.bounds:
+            s += (f"; certified bounds: {self.bounds['computed']} computed, "
+                  f"{self.bounds['reused']} stored")
         return s
 
 
@@ -377,6 +381,13 @@ def _run(grid, store, jobs, scheduler, progress, retry, on_result) -> GridOutcom
     finally:
         results.close()
         bar.close()
+    if grid.bounds and not out.interrupted:   # one certified bound per instance and k
+        from .bounds import compute_bounds
+
+        try:
+            out.bounds = compute_bounds(grid, store, loaded, progress=progress)
+        except KeyboardInterrupt:
+            out.interrupted = True
     return out
 
 

@@ -162,6 +162,10 @@ def _violated_triangles(Z, max_cuts, eps=1e-6):
 
 
 def _solver(time_limit, options):
+    from ..solvers import PyomoPricingSolver, current_solver
+
+    if current_solver() != "highs":      # another MIP solver via Pyomo (--solver)
+        return PyomoPricingSolver(current_solver()), dict(time_limit=time_limit)
     from pyomo.contrib.solver.solvers.highs import Highs
 
     from ..highs import silence_banner
