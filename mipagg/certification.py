@@ -183,7 +183,8 @@ def _certify(inst, rep, given, k, time_limit, method, verbose, options) -> Certi
                                verbose=verbose, **options)
         source = ({"root": "bp root bound", "gap_closing": "bp gap closing",
                    "tree": "bp search tree"}.get(res.closed_by)
-                  or "bp least bound of the open nodes")
+                  or ("bp root bound (stopped before the tree)" if res.nodes <= 1
+                      else "bp least bound of the open nodes"))
     else:
         from .exact.colgen import column_generation
 

@@ -150,7 +150,7 @@ def compute_bounds(grid, store, instances, *, progress: bool = True) -> dict:
                     from ..exact.bp import branch_and_price
 
                     res = branch_and_price(inst.X, k, **options)
-                    source = res.closed_by or "open nodes"
+                    source = res.closed_by or ("root" if res.nodes <= 1 else "open nodes")
                 else:
                     from ..exact.colgen import column_generation
 
