@@ -543,12 +543,12 @@ def _exact(R: _Run, exact: list[str], reserve: float, verbose: bool) -> None:
         if R.status_optimal():
             R.skipped.append({"method": name, "reason": "already optimal"})
             continue
+        if not R.fits_memory(name):
+            continue
         share = 0.5 if name == "cg" and "bp" in exact[j + 1:] else 1.0
         budget = (R.left() - reserve) * share
         if budget < 0.5:
             R.skip(name, "no time left")
-            continue
-        if not R.fits_memory(name):
             continue
         setup = EXACT_SETUP_SECONDS * R.X.shape[0] ** 2
         if setup > budget:   # distances, V-MDAV, rounding's pair order: no deadline inside

@@ -42,7 +42,7 @@ def test_deadline_basics():
 
 
 def test_lin_kernighan_stops_at_its_limit_with_a_path_no_longer():
-    X = simu(6000, 5, seed=3).X
+    X = simu(2500, 5, seed=3).X
     t = time.perf_counter()
     full = mdav_lk_mhm(X, 3)
     t_full = time.perf_counter() - t
@@ -157,7 +157,7 @@ def test_refused_before_starting_with_what_it_needs(monkeypatch):
 def test_portfolio_skips_what_does_not_fit(monkeypatch):
     monkeypatch.setenv("MIPAGG_MEMORY_LIMIT", "300M")
     X = simu(2500, 3, seed=6).X
-    r = portfolio(X, 3, time_limit=20, seed=0, methods=["mdav-mhm", "bp"])
+    r = portfolio(X, 3, time_limit=3, seed=0, methods=["mdav-mhm", "bp"])
     reasons = {s["method"]: s["reason"] for s in r.skipped}
     assert reasons["bp"].startswith("memory: ") and "would need about" in reasons["bp"]
     assert r.best_method == "mdav-mhm" and r.partition.is_feasible(3)
