@@ -11,9 +11,13 @@ from mipagg.heuristics import _common
 from mipagg.heuristics import _index as ix
 from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
+from mipagg.heuristics.paths import (
+    _npn_kernel,
+    mdav_path_groups,
+    mdav_path_groups_reference,
+    npn_order,
+)
 from mipagg.heuristics.vmdav import vmdav_labels, vmdav_labels_reference
-from mipagg.heuristics.paths import (_npn_kernel, mdav_path_groups,
-                                     mdav_path_groups_reference, npn_order)
 
 KERNELS = [(mdav_groups, mdav_groups_reference), (cbfs_groups, cbfs_groups_reference),
            (mdav_path_groups, mdav_path_groups_reference)]

@@ -126,17 +126,14 @@ def build_tree(X, leaf_size):
             for j in range(p):
                 x = X[i, j]
                 cen[v, j] += x
-                if x < lo[v, j]:
-                    lo[v, j] = x
-                if x > hi[v, j]:
-                    hi[v, j] = x
+                lo[v, j] = min(lo[v, j], x)
+                hi[v, j] = max(hi[v, j], x)
         for j in range(p):
             cen[v, j] /= b - a
         r2 = 0.0
         for t in range(a, b):
             d = _sqdist(X, perm[t], cen[v])
-            if d > r2:
-                r2 = d
+            r2 = max(r2, d)
         rad[v] = np.sqrt(r2)
         if b - a <= leaf_size:
             for t in range(a, b):
@@ -201,13 +198,10 @@ def tree_remove(T, X, alive, i):
                 mx = max(mx, _sqdist(X, w, c0))
                 for j in range(p):
                     x = X[w, j]
-                    if x < lo[v, j]:
-                        lo[v, j] = x
-                    if x > hi[v, j]:
-                        hi[v, j] = x
+                    lo[v, j] = min(lo[v, j], x)
+                    hi[v, j] = max(hi[v, j], x)
                 d = _sqdist(X, w, cen[v])
-                if d > r2:
-                    r2 = d
+                r2 = max(r2, d)
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
     u = parent[v]
@@ -258,18 +252,17 @@ def _upper(T, v, q, w, qn):
     for j in range(q.shape[0]):
         a = q[j] - lo[v, j]
         b = hi[v, j] - q[j]
-        f = a if a > b else b
+        f = max(b, a)
         s += f * f
         la = (lo[v, j] - c0[j]) * w[j]
         lb = (hi[v, j] - c0[j]) * w[j]
-        lin += la if la < lb else lb
+        lin += min(lb, la)
     c = np.sqrt(_sqdist_pts(q, cen[v])) + rad[v]
     c = c * c * (1.0 + BALL_MARGIN)
-    if c < s:
-        s = c
+    s = min(s, c)
     nb = maxn2[v] + qn - 2.0 * lin
     nb += BALL_MARGIN * (maxn2[v] + qn + 2.0 * abs(lin)) + 1e-300
-    return s if s < nb else nb
+    return min(nb, s)
 
 
 @njit(cache=True, inline="always")
@@ -446,7 +439,7 @@ def _next_alive(jump, order, L, alive, pos):
 
 @njit(cache=True)
 def _reset_scan(C, X, alive, c):
-    S, errS, M, c0, nu, order, jump, work = C
+    c0, nu, order, jump, work = C[3], C[4], C[5], C[6], C[7]
     c0[:] = c
     L = 0
     for t in range(work[3]):  # the remaining records, in the old order
@@ -498,8 +491,7 @@ def farthest_from_centroid(C, X, alive, m):
             break
         d = _sqdist(X, y, c)
         scanned += 1
-        if d > best:
-            best = d
+        best = max(best, d)
         if ncand == cand.shape[0]:  # keep only candidates still in range
             tol = 2.0 * (delta * (2.0 * np.sqrt(best) + delta) + 2.0 * ru * best)
             k = 0
@@ -529,8 +521,7 @@ def farthest_from_centroid(C, X, alive, m):
                 for j in range(p):
                     if X[y, j] != X[arg, j]:
                         same = False
-                if y < arg:
-                    arg = y
+                arg = min(arg, y)
     if not same:  # a near tie between different rows: the reference's own centroid
         work[1] += 1
         acc = np.zeros(p)
