@@ -30,6 +30,12 @@ running sum instead, with a rigorous bound on the difference (Higham,
 distance is within that bound of the best is a candidate; when two candidates
 are not identical rows, the centroid is recomputed exactly as the reference
 does (O(n·p), rare: it needs a near tie at the top) and decides.
+
+Development note: the kernels of ``mdav.py``, ``fixed.py``, ``paths.py`` and
+``vmdav.py`` call these functions and numba caches them per module
+(``cache=True``); after editing this module, delete
+``mipagg/heuristics/__pycache__/*.nb[ic]`` (numba does not notice that a
+callee in another module changed).
 """
 
 from __future__ import annotations
