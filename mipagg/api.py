@@ -13,7 +13,7 @@ from .errors import ParameterError
 from .instance import Instance, from_array
 from .methods import get_method
 from .partition import Partition
-from .univariate import check_k
+from .validation import check_k
 
 __all__ = ["RunResult", "microaggregate"]
 

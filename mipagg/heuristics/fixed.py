@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import as_rows, check_k
 from ._common import centroid as _centroid
-from ._common import as_rows, farthest_from_centroid, nearest, sqdist_to
+from ._common import farthest_from_centroid, nearest, sqdist_to
 
 __all__ = ["md", "md_groups", "cbfs", "cbfs_groups"]
 

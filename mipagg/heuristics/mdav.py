@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import as_rows, check_k
 from ._common import farthest_from_centroid
-from ._common import as_rows, nearest, sqdist_to
+from ._common import nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups"]
 

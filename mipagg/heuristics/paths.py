@@ -27,8 +27,9 @@ import numpy as np
 from numba import njit
 
 from ..partition import Partition
-from ..univariate import check_k, mhm
-from ._common import as_rows, farthest_from_centroid, sqdist_to
+from ..univariate import mhm
+from ..validation import as_rows, check_k
+from ._common import farthest_from_centroid, sqdist_to
 from .fixed import _close_groups, _pair_groups, cbfs_groups, md_groups
 
 __all__ = [

@@ -29,8 +29,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..partition import Partition
-from ..univariate import check_k
-from ._common import as_rows, farthest_from_centroid, sqdist_to
+from ..validation import as_rows, check_k
+from ._common import farthest_from_centroid, sqdist_to
 from .fixed import _group_around
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_best", "DEFAULT_GAMMAS"]

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import check_k
 from ._common import child_seeds
 
 __all__ = ["START_HEURISTICS", "start_paths", "neighbourhood_matrix", "mf_tsp_groups",
