@@ -50,8 +50,8 @@ def _as_instance(data) -> Instance:
     return from_array(data)
 
 
-def _check_improve_options(improve: str | None, options: dict | None) -> dict:
-    """Refuse post-processing options the chosen improvement does not take."""
+def checked_improve_options(improve: str | None, options: dict | None) -> dict:
+    """``options`` as a dict, after refusing those the chosen improvement does not take."""
     options = dict(options or {})
     if options:
         if improve is None:
@@ -85,7 +85,7 @@ def microaggregate(data, k: int, method: str = "mdav", *, improve: str | None = 
     """
     inst = _as_instance(data)
     k = check_k(k, inst.n)
-    improve_options = _check_improve_options(improve, improve_options)
+    improve_options = checked_improve_options(improve, improve_options)
     spec = get_method(method)
     fn = spec.load()
     accepted = spec.options()

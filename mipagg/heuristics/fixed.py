@@ -32,7 +32,7 @@ __all__ = ["md", "md_groups", "cbfs", "cbfs_groups"]
 
 
 
-def _group_around(X, free, center, k):
+def group_around(X, free, center, k):
     """Take ``center`` and its k−1 nearest free records out of ``free``;
     return them (centre first)."""
     rows = np.flatnonzero(free)
@@ -53,18 +53,18 @@ def _attach_leftovers(X, groups, left):
     groups[j] = np.concatenate((groups[j], left))
 
 
-def _pair_groups(X, free, r, s, k, groups):
+def pair_groups(X, free, r, s, k, groups):
     """Seed 004 §4.2.2 step 1b / §4.2.3 step 2: a group around r, then one
     around s (if s went into r's group — all records equidistant — the
     farthest free record from r takes its place)."""
-    groups.append(_group_around(X, free, r, k))
+    groups.append(group_around(X, free, r, k))
     if not free[s]:
         rest = np.flatnonzero(free)
         s = int(rest[int(np.argmax(sqdist_to(X, rest, X[r])))])
-    groups.append(_group_around(X, free, s, k))
+    groups.append(group_around(X, free, s, k))
 
 
-def _close_groups(X, free, k, groups):
+def close_groups(X, free, k, groups):
     """The last step: k or more leftovers form a group, fewer join the nearest."""
     left = np.flatnonzero(free)
     if left.size >= k:
@@ -128,8 +128,8 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         a, b = min(i, int(far[i])), max(i, int(far[i]))
         da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
         r, s = (a, b) if da >= db else (b, a)
-        _pair_groups(X, free, r, s, k, groups)
-    return _close_groups(X, free, k, groups)
+        pair_groups(X, free, r, s, k, groups)
+    return close_groups(X, free, k, groups)
 
 
 def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
@@ -143,7 +143,7 @@ def cbfs_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
         r = int(rows[farthest_from_centroid(X, rows)])
-        groups.append(_group_around(X, free, r, k))
+        groups.append(group_around(X, free, r, k))
     groups.append(np.flatnonzero(free))
     return groups
 

@@ -31,7 +31,7 @@ from ..errors import ParameterError
 from ..partition import Partition
 from ..validation import as_rows, check_k
 from ._common import farthest_from_centroid, sqdist_to
-from .fixed import _group_around
+from .fixed import group_around
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_best", "DEFAULT_GAMMAS"]
 
@@ -56,7 +56,7 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
     while free.sum() >= k:
         rows = np.flatnonzero(free)
         e = int(rows[farthest_from_centroid(X, rows)])
-        members = _group_around(X, free, e, k)
+        members = group_around(X, free, e, k)
         labels[members] = g
         # dist2[i] = squared distance from free record rows2[i] to the group
         rows2 = np.flatnonzero(free)

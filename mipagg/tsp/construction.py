@@ -35,7 +35,9 @@ INSERTION_RULES = ("nearest", "farthest", "cheapest", "arbitrary")
 # nearest neighbour
 # --------------------------------------------------------------------------
 @njit(cache=True)
-def _nn_kernel(D, start):
+def nn_kernel(D, start):
+    """Nearest-neighbour tour over the distance matrix ``D`` from ``start``
+    (ties: lowest index), compiled."""
     n = D.shape[0]
     tour = np.empty(n, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
@@ -106,7 +108,7 @@ def nearest_neighbor_tour(X, *, seed=None, start=None) -> np.ndarray:
         start = int(np.random.default_rng(seed).integers(n))
     if not 0 <= int(start) < n:
         raise ParameterError(f"start must be in range({n}), got {start}")
-    return _nn_kernel(distance_matrix(A), int(start))
+    return nn_kernel(distance_matrix(A), int(start))
 
 
 def repetitive_nn_tour(X) -> np.ndarray:
@@ -122,7 +124,7 @@ def repetitive_nn_tour(X) -> np.ndarray:
     A = as_points(X)
     D = distance_matrix(A)
     S = np.argsort(D, axis=1, kind="stable").astype(np.int64)
-    return _nn_kernel(D, _rnn_kernel(D, S))
+    return nn_kernel(D, _rnn_kernel(D, S))
 
 
 # --------------------------------------------------------------------------
@@ -301,5 +303,5 @@ def _nn_every_start(D):
     n = D.shape[0]
     out = np.empty((n, n), dtype=np.int64)
     for i in range(n):
-        out[i] = _nn_kernel(D, i)
+        out[i] = nn_kernel(D, i)
     return out

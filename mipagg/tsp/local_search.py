@@ -67,7 +67,7 @@ def neighbour_lists(X: np.ndarray, m: int) -> np.ndarray:
 # compiled kernels
 # --------------------------------------------------------------------------
 @njit(cache=True)
-def _reverse(tour, pos, i, j):
+def reverse_segment(tour, pos, i, j):
     """Reverse tour positions i..j (cyclic); reverses the complement instead
     when that is shorter (same cycle, other orientation)."""
     n = tour.shape[0]
@@ -87,7 +87,9 @@ def _reverse(tour, pos, i, j):
 
 
 @njit(cache=True)
-def _push(queue, inq, head_tail, c):
+def queue_push(queue, inq, head_tail, c):
+    """Put record ``c`` on the FIFO work queue unless it is there (clears its
+    don't-look bit)."""
     if not inq[c]:
         n = queue.shape[0]
         queue[head_tail[1] % n] = c
@@ -96,7 +98,7 @@ def _push(queue, inq, head_tail, c):
 
 
 @njit(cache=True)
-def _pop(queue, inq, head_tail):
+def queue_pop(queue, inq, head_tail):
     """Take the next record off the FIFO work queue (sets its don't-look bit)."""
     c = queue[head_tail[0] % queue.shape[0]]
     head_tail[0] += 1
@@ -105,7 +107,7 @@ def _pop(queue, inq, head_tail):
 
 
 @njit(cache=True)
-def _work_queue(tour):
+def work_queue(tour):
     """Positions of the records in ``tour`` and a FIFO work queue holding
     every record once (don't-look bits cleared), as the local-search kernels
     use them: ``(pos, queue, in_queue, [head, tail])``."""
@@ -120,10 +122,10 @@ def _work_queue(tour):
 def _two_opt_kernel(X, tour, nbr):
     """2-opt with neighbour lists and don't-look bits; returns #moves."""
     n = tour.shape[0]
-    pos, queue, inq, ht = _work_queue(tour)
+    pos, queue, inq, ht = work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
-        a = _pop(queue, inq, ht)
+        a = queue_pop(queue, inq, ht)
         improved = False
         for direction in range(2):
             if direction == 0:
@@ -145,14 +147,14 @@ def _two_opt_kernel(X, tour, nbr):
                 delta = dac + dist(X, b, d) - dab - dist(X, c, d)
                 if delta < -EPS:
                     if direction == 0:
-                        _reverse(tour, pos, pos[b], pos[c])
+                        reverse_segment(tour, pos, pos[b], pos[c])
                     else:
-                        _reverse(tour, pos, pos[a], pos[d])
+                        reverse_segment(tour, pos, pos[a], pos[d])
                     moves += 1
-                    _push(queue, inq, ht, a)
-                    _push(queue, inq, ht, b)
-                    _push(queue, inq, ht, c)
-                    _push(queue, inq, ht, d)
+                    queue_push(queue, inq, ht, a)
+                    queue_push(queue, inq, ht, b)
+                    queue_push(queue, inq, ht, c)
+                    queue_push(queue, inq, ht, d)
                     improved = True
                     break
             if improved:
@@ -191,10 +193,10 @@ def _or_opt_kernel(X, tour, nbr, max_len):
     """Or-opt (segments of 1..max_len records, both orientations) with
     neighbour lists, gain criterion and don't-look bits; returns #moves."""
     n = tour.shape[0]
-    pos, queue, inq, ht = _work_queue(tour)
+    pos, queue, inq, ht = work_queue(tour)
     moves = 0
     while ht[0] < ht[1]:
-        s1 = _pop(queue, inq, ht)
+        s1 = queue_pop(queue, inq, ht)
         improved = False
         for length in range(1, max_len + 1):
             if n - length < 3:
@@ -231,12 +233,12 @@ def _or_opt_kernel(X, tour, nbr, max_len):
                         if add - gain < -EPS:
                             _or_move(tour, pos, i, length, u, flip < keep)
                             moves += 1
-                            _push(queue, inq, ht, s1)
-                            _push(queue, inq, ht, s2)
-                            _push(queue, inq, ht, p)
-                            _push(queue, inq, ht, nx)
-                            _push(queue, inq, ht, u)
-                            _push(queue, inq, ht, v)
+                            queue_push(queue, inq, ht, s1)
+                            queue_push(queue, inq, ht, s2)
+                            queue_push(queue, inq, ht, p)
+                            queue_push(queue, inq, ht, nx)
+                            queue_push(queue, inq, ht, u)
+                            queue_push(queue, inq, ht, v)
                             improved = True
                             break
                     if improved:

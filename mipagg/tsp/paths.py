@@ -55,7 +55,7 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
     >>> p in ([0, 2, 3, 1], [1, 3, 2, 0])
     True
     """
-    from . import tour
+    from .tours import tour
     from ._common import distance_matrix
     from .exact import cut_at_dummy, dummy_matrix, exact_path
 
