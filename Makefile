@@ -27,3 +27,19 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# ruff and mypy over mipagg/ (settings in pyproject.toml); make test runs them first.
+.PHONY: lint docs
+lint: $(STAMP)
+	$(BIN)/ruff check mipagg
+	$(BIN)/mypy
+test: lint
+
+# API reference from the docstrings (Sphinx autodoc) -> build/api/index.html
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -q -b html docs/api build/api

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .errors import DataError, ParameterError
+from .errors import DataError
 from .partition import Partition
 from .validation import check_k
 

@@ -399,7 +399,7 @@ class Grid:
         options = dict(m.options)
         if self.time_limit is not None and "time_limit" in accepted:
             options.setdefault("time_limit", self.time_limit)
-        return m, options, iopts, (self.seeds if m._seeded(accepted) else (None,))
+        return m, options, iopts, (self.seeds if m.seeded() else (None,))
 
     # ------------------------------------------------------------ TOML
 
