@@ -42,4 +42,4 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(BIN)/sphinx-build -q -b html docs/api build/api
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs/api build/api
