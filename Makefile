@@ -67,3 +67,19 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache
+
+# ruff and mypy over mipagg/ (settings in pyproject.toml); make test runs them first.
+.PHONY: lint docs
+lint: $(STAMP)
+	$(BIN)/ruff check mipagg
+	$(BIN)/mypy
+test: lint
+
+# API reference from the docstrings (Sphinx autodoc) -> build/api/index.html
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs/api build/api

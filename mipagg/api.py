@@ -14,7 +14,7 @@ from .errors import ParameterError
 from .instance import Instance, from_array
 from .methods import get_method
 from .partition import Partition
-from .univariate import check_k
+from .validation import check_k
 
 __all__ = ["RunResult", "microaggregate"]
 
@@ -94,8 +94,8 @@ def _initial(initial, inst: Instance, k: int) -> Partition:
     return p
 
 
-def _check_improve_options(improve: str | None, options: dict | None) -> dict:
-    """Refuse post-processing options the chosen improvement does not take."""
+def checked_improve_options(improve: str | None, options: dict | None) -> dict:
+    """``options`` as a dict, after refusing those the chosen improvement does not take."""
     options = dict(options or {})
     if options:
         if improve is None:
@@ -152,7 +152,7 @@ def _microaggregate(data, k, method, *, improve, seed, improve_options, verbose,
     seed = check_seed(seed)
     check_seconds(options)
     check_seconds(improve_options or {}, "improve_options ")
-    improve_options = _check_improve_options(improve, improve_options)
+    improve_options = checked_improve_options(improve, improve_options)
     spec = get_method(method)
     fn = spec.load()
     accepted = spec.options()

@@ -50,9 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ParameterError
-from .heuristics._common import as_rows
 from .partition import Partition
-from .univariate import check_k
+from .validation import as_rows, check_k
 
 __all__ = ["portfolio", "PortfolioResult", "PortfolioRun", "PORTFOLIO_METHODS"]
 
@@ -404,7 +403,7 @@ def portfolio(X: np.ndarray, k: int, *, time_limit: float = 60.0, seed: int | No
     if exact:
         _exact(R, exact, reserve, verbose)
     polish = {"skipped": "optimal"} if R.status_optimal() else _polish(R)
-    from .improve import split_large_groups
+    from .refine import split_large_groups
 
     final = split_large_groups(X, R.best, k)
     R.offer(final, R.best_run, "split")

@@ -20,22 +20,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .errors import DataError, ParameterError
+from .errors import DataError
 from .partition import Partition
+from .validation import check_k
 
-__all__ = ["mhm", "mhm_labels", "optimal_univariate", "check_k"]
-
-
-def check_k(k, n: int) -> int:
-    """Validate the privacy parameter against the number of records."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ParameterError(f"k must be an integer, got {k!r}")
-    k = int(k)
-    if k < 2:
-        raise ParameterError(f"k must be at least 2, got {k}")
-    if k > n:
-        raise DataError(f"k = {k} exceeds the number of records n = {n}")
-    return k
+__all__ = ["mhm", "mhm_labels", "optimal_univariate"]
 
 
 def arc_costs(Y: np.ndarray, k: int) -> np.ndarray:

@@ -101,7 +101,7 @@ def _cmd_experiment(args) -> int:
                    progress=not args.quiet, retry=tuple(args.retry))
     print(f"{grid.name}: {out.line()} -> {db}")
     if out.interrupted:
-        from ..cli import interrupt_status
+        from ..interrupts import interrupt_status
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return interrupt_status()
     return 0

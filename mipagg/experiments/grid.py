@@ -61,7 +61,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..api import _check_improve_options
+from ..api import checked_improve_options
 from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance, read_csv
 
@@ -402,13 +402,13 @@ class Grid:
             raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
                             f"it takes {accepted or 'none'}")
         try:
-            iopts = _check_improve_options(m.improve, m.improve_options) or None
+            iopts = checked_improve_options(m.improve, m.improve_options) or None
         except ParameterError as exc:
             raise GridError(f"method {m.name!r}: {exc}") from None
         options = dict(m.options)
         if self.time_limit is not None and "time_limit" in accepted:
             options.setdefault("time_limit", self.time_limit)
-        return m, options, iopts, (self.seeds if m._seeded(accepted) else (None,))
+        return m, options, iopts, (self.seeds if m.seeded() else (None,))
 
     # ------------------------------------------------------------ TOML
 
@@ -518,7 +518,7 @@ def _method_entries(i: int, t) -> list[MethodEntry]:
     if iopts is not None and not isinstance(iopts, dict):
         raise GridError(f"{where}: 'improve_options' must be a table")
     try:
-        _check_improve_options(t.get("improve"), iopts)
+        checked_improve_options(t.get("improve"), iopts)
     except ParameterError as exc:
         raise GridError(f"{where}: {exc}") from None
     bad = [a for a, v in sweep.items() if not isinstance(v, list) or not v]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ParameterError
-from .report import _ks, _labels, _ok, _reporting, pearson
+from .report import k_values, method_labels, pearson, runs_reporting, successful_runs
 
 __all__ = ["il_boxplot", "tradeoff_plot", "path_sse_plot", "PLOTS"]
 
@@ -31,7 +31,7 @@ def _pyplot():
 
 
 def _select(df, dataset, k=None):
-    ok = _ok(df)
+    ok = successful_runs(df)
     if dataset is None:
         dataset = list(dict.fromkeys(ok["dataset"]))[0]
     ok = ok[ok["dataset"] == dataset]
@@ -72,8 +72,8 @@ def il_boxplot(df, out, dataset: str | None = None, methods=None) -> Path:
     """Box plots of IL over repeats, one box per method, one panel per k."""
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
-    ks = _ks(ok)
-    labels = _labels(ok, methods)
+    ks = k_values(ok)
+    labels = method_labels(ok, methods)
     fig, axes = _panels(plt, len(ks), width=max(4.2, 0.55 * len(labels) + 1.5))
     for ax, k in zip(axes, ks):
         at = ok[ok["k"] == k]
@@ -91,14 +91,14 @@ def tradeoff_plot(df, out, dataset: str | None = None, methods=None) -> Path:
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for m in _labels(ok, methods):
+    for m in method_labels(ok, methods):
         at = ok[ok["label"] == m].groupby("k")[["il", "seconds"]].mean().sort_index()
         ax.plot(at["il"], at["seconds"].clip(lower=1e-6), marker="o", label=m)
     ax.set_yscale("log")
     ax.set_xlabel("information loss (%)")
     ax.set_ylabel("time (s)")
     ax.set_title(f"IL versus time on {dataset} (markers: k = "
-                 f"{', '.join(str(int(k)) for k in _ks(ok))})")
+                 f"{', '.join(str(int(k)) for k in k_values(ok))})")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, plt, out)
@@ -110,12 +110,12 @@ def path_sse_plot(df, out, dataset: str | None = None, field: str = "path_length
     panel titles give the Pearson correlation over all the plotted runs."""
     plt = _pyplot()
     ok, dataset = _select(df, dataset)
-    ok = _reporting(ok, field, methods)
-    ks = _ks(ok)
+    ok = runs_reporting(ok, field, methods)
+    ks = k_values(ok)
     fig, axes = _panels(plt, len(ks))
     for ax, k in zip(axes, ks):
         at = ok[ok["k"] == k]
-        for m in _labels(at, methods):
+        for m in method_labels(at, methods):
             sel = at[at["label"] == m]
             ax.scatter(sel[field], sel["sse"], s=14, alpha=0.75, label=m)
         ax.set_title(f"{dataset}, k = {int(k)}: Pearson r = {pearson(at[field], at['sse']):.2f}")

@@ -139,7 +139,8 @@ def _mean_sd(values, digits: int) -> str:
     return f"{_num(v.mean(), digits)} ± {_num(v.std(ddof=1), digits)}"
 
 
-def _ok(df):
+def successful_runs(df):
+    """The runs with status ``ok`` (:class:`ParameterError` when there are none)."""
     if df is None or len(df) == 0:
         raise ParameterError("no runs in the results store")
     ok = df[df["status"] == "ok"]
@@ -156,7 +157,7 @@ def _ordered(values, order=()) -> list:
     return first + [v for v in seen if v not in first]
 
 
-def _labels(df, methods=None) -> list[str]:
+def method_labels(df, methods=None) -> list[str]:
     """Method labels in the given order, else in order of first appearance."""
     present = list(dict.fromkeys(df["label"]))
     if methods is None:
@@ -164,7 +165,7 @@ def _labels(df, methods=None) -> list[str]:
     return [m for m in methods if m in present]
 
 
-def _ks(ok, ks=None) -> list:
+def k_values(ok, ks=None) -> list:
     """The given values of k, else every k of the runs, ascending."""
     return sorted(ok["k"].unique()) if ks is None else list(ks)
 
@@ -214,7 +215,7 @@ def gap_tables(df, method: str = "cg", heuristics=CG_HEURISTICS, digits: int = 2
     instances averaged.  Ex uses the method's ``exact`` flag when it reports
     one, else a final gap of at most 1e-6 %.
     """
-    ok = _ok(df)
+    ok = successful_runs(df)
     ok = ok[ok["method"] == method]
     if ok.empty:
         raise ParameterError(f"no successful {method!r} runs in the results store")
@@ -253,13 +254,13 @@ def gap_tables(df, method: str = "cg", heuristics=CG_HEURISTICS, digits: int = 2
 def il_stats_table(df, dataset: str | None = None, methods=None, ks=None,
                    digits: int = 4) -> Table:
     """Seed 003 Tables 4.2–4.7: IL average, σ, min, max over repeats per method and k."""
-    ok = _ok(df)
+    ok = successful_runs(df)
     if dataset is None:
         dataset = _ordered(ok["dataset"])[0]
     ok = ok[ok["dataset"] == dataset]
-    ks = _ks(ok, ks)
+    ks = k_values(ok, ks)
     rows = []
-    for label in _labels(ok, methods):
+    for label in method_labels(ok, methods):
         row = [label]
         for k in ks:
             il = ok[(ok["label"] == label) & (ok["k"] == k)]["il"].to_numpy(dtype=float)
@@ -281,14 +282,14 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
     seed 004 Table 5).  A cell over several instances or seeds reads
     "mean ± σ"; a "Path length" column (mean) is added when runs report
     ``path_field``."""
-    ok = _ok(df)
+    ok = successful_runs(df)
     datasets = _ordered(ok["dataset"]) if datasets is None else list(datasets)
-    ks = _ks(ok, ks)
+    ks = k_values(ok, ks)
     has_path = path_field in ok.columns and ok[path_field].notna().any()
     rows = []
     for ds in datasets:
         sub = ok[ok["dataset"] == ds]
-        for label in _labels(sub, methods):
+        for label in method_labels(sub, methods):
             runs = sub[sub["label"] == label]
             row = [ds, label]
             if has_path:
@@ -301,7 +302,7 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
                  align="ll" + "r" * (len(cols) - 2 + len(ks)))
 
 
-def _reporting(ok, field: str, methods=None):
+def runs_reporting(ok, field: str, methods=None):
     """The runs of ``methods`` (labels; default all) that report ``field``."""
     if methods is not None:
         ok = ok[ok["label"].isin(list(methods))]
@@ -321,8 +322,8 @@ def pearson(x, y) -> float:
 def correlation_table(df, field: str = "path_length", methods=None, digits: int = 2) -> Table:
     """Seed 003 Table 4.8: Pearson correlation of ``field`` and SSE per data set
     and k, over the runs of ``methods`` (labels; default all) reporting ``field``."""
-    ok = _reporting(_ok(df), field, methods)
-    ks = _ks(ok)
+    ok = runs_reporting(successful_runs(df), field, methods)
+    ks = k_values(ok)
     rows = []
     for ds in _ordered(ok["dataset"]):
         row = [ds]
@@ -347,13 +348,13 @@ def optimality_tables(df, reference: str = "opt", by: str = "k", k: int | None =
     """
     if by not in ("k", "p", "n"):
         raise ParameterError(f"by must be 'k', 'p' or 'n', got {by!r}")
-    ok = _ok(df)
+    ok = successful_runs(df)
     if k is not None:
         ok = ok[ok["k"] == k]
     ref = ok[ok["label"] == reference]
     if ref.empty:
         raise ParameterError(f"no successful runs of the reference {reference!r}; labels: "
-                             f"{', '.join(_labels(ok))}")
+                             f"{', '.join(method_labels(ok))}")
     opt = ref.groupby(["instance", "fingerprint", "k"])["sse"].min().rename("sse_opt")
     others = ok[ok["label"] != reference].join(opt, on=["instance", "fingerprint", "k"],
                                                how="inner")
@@ -361,7 +362,7 @@ def optimality_tables(df, reference: str = "opt", by: str = "k", k: int | None =
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(best > 0, sse / best, np.where(sse > 0, np.inf, 1.0))
     others = others.assign(ratio=ratio)
-    labels = _labels(others, methods)
+    labels = method_labels(others, methods)
     values = sorted(others[by].unique())
     count_rows, max_rows, avg_rows = [], [], []
     for v in values:

@@ -93,7 +93,7 @@ def _call_target(run: Run, inst: Instance):
 
     from ..api import RunResult
     from ..partition import Partition
-    from ..univariate import check_k
+    from ..validation import check_k
 
     fn = load_target(run.target)
     k = check_k(run.k, inst.n)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..validation import as_rows  # noqa: F401  (re-export for exact/ until it imports validation)
+
 
 @njit(cache=True)
 def _sqdist_rows(X, rows, point):
@@ -39,13 +41,6 @@ def _centroid_rows(X, rows):
         for j in range(p):
             acc[j] += X[r, j]
     return acc / rows.shape[0]
-
-
-def as_rows(X) -> np.ndarray:
-    """``X`` as a C-contiguous 2-D float array (row access in the kernels;
-    callers convert once, not at every kernel call)."""
-    X = np.ascontiguousarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
 
 
 def _prep(X, rows):

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import as_rows, check_k
 from ._common import centroid as _centroid
-from ._common import as_rows, farthest_from_centroid, nearest, sqdist_to
+from ._common import farthest_from_centroid, nearest, sqdist_to
 from . import _index as ix
 
 __all__ = ["md", "md_groups", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
@@ -33,7 +33,7 @@ __all__ = ["md", "md_groups", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
 
 
 
-def _group_around(X, free, center, k):
+def group_around(X, free, center, k):
     """Take ``center`` and its k−1 nearest free records out of ``free``;
     return them (centre first)."""
     rows = np.flatnonzero(free)
@@ -54,18 +54,18 @@ def _attach_leftovers(X, groups, left):
     groups[j] = np.concatenate((groups[j], left))
 
 
-def _pair_groups(X, free, r, s, k, groups):
+def pair_groups(X, free, r, s, k, groups):
     """Seed 004 §4.2.2 step 1b / §4.2.3 step 2: a group around r, then one
     around s (if s went into r's group — all records equidistant — the
     farthest free record from r takes its place)."""
-    groups.append(_group_around(X, free, r, k))
+    groups.append(group_around(X, free, r, k))
     if not free[s]:
         rest = np.flatnonzero(free)
         s = int(rest[int(np.argmax(sqdist_to(X, rest, X[r])))])
-    groups.append(_group_around(X, free, s, k))
+    groups.append(group_around(X, free, s, k))
 
 
-def _close_groups(X, free, k, groups):
+def close_groups(X, free, k, groups):
     """The last step: k or more leftovers form a group, fewer join the nearest."""
     left = np.flatnonzero(free)
     if left.size >= k:
@@ -129,8 +129,8 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         a, b = min(i, int(far[i])), max(i, int(far[i]))
         da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
         r, s = (a, b) if da >= db else (b, a)
-        _pair_groups(X, free, r, s, k, groups)
-    return _close_groups(X, free, k, groups)
+        pair_groups(X, free, r, s, k, groups)
+    return close_groups(X, free, k, groups)
 
 
 def cbfs_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
@@ -157,7 +157,7 @@ def cbfs_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
         r = int(rows[farthest_from_centroid(X, rows)])
-        groups.append(_group_around(X, free, r, k))
+        groups.append(group_around(X, free, r, k))
     groups.append(np.flatnonzero(free))
     return groups
 

@@ -21,9 +21,9 @@ import numpy as np
 from numba import njit
 
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import as_rows, check_k
 from ._common import farthest_from_centroid
-from ._common import as_rows, nearest, sqdist_to
+from ._common import nearest, sqdist_to
 from . import _index as ix
 
 __all__ = ["mdav", "mdav_groups", "mdav_groups_reference"]

@@ -27,10 +27,11 @@ import numpy as np
 from numba import njit
 
 from ..partition import Partition
-from ..univariate import check_k, mhm
-from ._common import as_rows, farthest_from_centroid, sqdist_to
+from ..univariate import mhm
+from ..validation import as_rows, check_k
+from ._common import farthest_from_centroid, sqdist_to
+from .fixed import cbfs_groups, close_groups, md_groups, pair_groups
 from . import _index as ix
-from .fixed import _close_groups, _pair_groups, cbfs_groups, md_groups
 
 __all__ = [
     "npn_order", "npn_order_reference", "md_order", "mdav_order", "cbfs_order", "groups_order",
@@ -139,7 +140,7 @@ def mdav_path_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np
     X = as_rows(X)
     k = check_k(k, X.shape[0])
     groups, alive = ix.centre_groups_list(X, k, True, "mdav path", verbose)
-    return _close_groups(X, alive, k, groups)
+    return close_groups(X, alive, k, groups)
 
 
 def mdav_path_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
@@ -154,8 +155,8 @@ def mdav_path_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
         rows = np.flatnonzero(free)
         r = int(rows[farthest_from_centroid(X, rows)])
         s = int(rows[int(np.argmax(sqdist_to(X, rows, X[r])))])
-        _pair_groups(X, free, r, s, k, groups)
-    return _close_groups(X, free, k, groups)
+        pair_groups(X, free, r, s, k, groups)
+    return close_groups(X, free, k, groups)
 
 
 def md_order(X: np.ndarray, k: int) -> np.ndarray:

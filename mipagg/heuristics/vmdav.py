@@ -30,10 +30,10 @@ from numba import njit
 
 from ..errors import ParameterError
 from ..partition import Partition
-from ..univariate import check_k
-from ._common import as_rows, farthest_from_centroid, sqdist_to
+from ..validation import as_rows, check_k
+from ._common import farthest_from_centroid, sqdist_to
+from .fixed import group_around
 from . import _index as ix
-from .fixed import _group_around
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_labels_reference", "vmdav_best", "DEFAULT_GAMMAS"]
 
@@ -124,7 +124,7 @@ def vmdav_labels_reference(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndar
     while free.sum() >= k:
         rows = np.flatnonzero(free)
         e = int(rows[farthest_from_centroid(X, rows)])
-        members = _group_around(X, free, e, k)
+        members = group_around(X, free, e, k)
         labels[members] = g
         # dist2[i] = squared distance from free record rows2[i] to the group
         rows2 = np.flatnonzero(free)

@@ -35,7 +35,9 @@ INSERTION_RULES = ("nearest", "farthest", "cheapest", "arbitrary")
 # nearest neighbour
 # --------------------------------------------------------------------------
 @njit(cache=True)
-def _nn_kernel(D, start):
+def nn_kernel(D, start):
+    """Nearest-neighbour tour over the distance matrix ``D`` from ``start``
+    (ties: lowest index), compiled."""
     n = D.shape[0]
     tour = np.empty(n, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
@@ -185,7 +187,7 @@ def repetitive_nn_tour(X) -> np.ndarray:
     A = as_points(X)
     D = distance_matrix(A)
     S = np.argsort(D, axis=1, kind="stable").astype(np.int64)
-    return _nn_kernel(D, _rnn_kernel(D, S))
+    return nn_kernel(D, _rnn_kernel(D, S))
 
 
 # --------------------------------------------------------------------------
@@ -374,7 +376,7 @@ def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:
     out = np.empty((n, n), dtype=np.int64)
     if method == "nn":   # one compiled O(n²) call per start: Ctrl-C is honoured between them
         for i in range(n):
-            out[i] = _nn_kernel(D, i)
+            out[i] = nn_kernel(D, i)
         return out
     gens = np.random.default_rng(seed).spawn(n) if method == "arbitrary" else None
     code = {"nearest": 0, "farthest": 1, "arbitrary": 2}.get(method, -1)

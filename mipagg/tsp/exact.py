@@ -128,9 +128,9 @@ def _initial_tour(D, seed):
 
     if elkai_available():
         return lkh_matrix_tour(D, seed=0 if seed is None else seed, runs=1)
-    from .construction import _nn_kernel
+    from .construction import nn_kernel
 
-    return _nn_kernel(D, 0)
+    return nn_kernel(D, 0)
 
 
 class _Model:

@@ -46,7 +46,7 @@ from ..deadline import Deadline
 from ..errors import ParameterError
 from ._common import as_points, check_permutation, dist, path_length, tour_length
 from .exact import cut_at_dummy
-from .local_search import _pop, _push, _reverse, _work_queue, neighbour_lists
+from .local_search import neighbour_lists, queue_pop, queue_push, reverse_segment, work_queue
 
 __all__ = ["lin_kernighan", "lin_kernighan_path"]
 
@@ -78,9 +78,9 @@ def _two_opt_move(tour, pos, a, b, c, d):
     """Remove (a, b), (c, d), add (b, c), (d, a); b is a's neighbour in some
     direction and d is c's neighbour in the opposite one."""
     if _dir(tour, pos, a, b) == 1:
-        _reverse(tour, pos, pos[b], pos[d])
+        reverse_segment(tour, pos, pos[b], pos[d])
     else:
-        _reverse(tour, pos, pos[d], pos[b])
+        reverse_segment(tour, pos, pos[d], pos[b])
 
 
 @njit(cache=True)
@@ -169,7 +169,7 @@ def _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves, queue, in
                         _undo(tour, pos, moves, depth)
                     for e in range(best_depth):
                         for v in moves[e]:
-                            _push(queue, inq, ht, v)
+                            queue_push(queue, inq, ht, v)
                     return best_gain
                 if depth == 0:
                     break
@@ -214,11 +214,11 @@ def _lk_chunk(X, tour, pos, queue, inq, ht, nbr, n_real, max_depth, breadth, mov
     for _ in range(steps):
         if ht[0] >= ht[1]:
             break
-        t1 = _pop(queue, inq, ht)
+        t1 = queue_pop(queue, inq, ht)
         if _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves,
                     queue, inq, ht) > 0.0:
             found += 1
-            _push(queue, inq, ht, t1)
+            queue_push(queue, inq, ht, t1)
     return found
 
 
@@ -238,7 +238,7 @@ def _lk_run(X, tour, nbr, n_real, max_depth, breadth, deadline=None) -> int:
     moves = np.empty((max_depth, 4), dtype=np.int64)
     count = 0
     while True:
-        pos, queue, inq, ht = _work_queue(tour)
+        pos, queue, inq, ht = work_queue(tour)
         found = 0
         while ht[0] < ht[1]:
             found += _lk_chunk(X, tour, pos, queue, inq, ht, nbr, n_real, max_depth, breadth,

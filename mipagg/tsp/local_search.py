@@ -72,7 +72,7 @@ def neighbour_lists(X: np.ndarray, m: int) -> np.ndarray:
 # compiled kernels
 # --------------------------------------------------------------------------
 @njit(cache=True)
-def _reverse(tour, pos, i, j):
+def reverse_segment(tour, pos, i, j):
     """Reverse tour positions i..j (cyclic); reverses the complement instead
     when that is shorter (same cycle, other orientation)."""
     n = tour.shape[0]
@@ -92,7 +92,9 @@ def _reverse(tour, pos, i, j):
 
 
 @njit(cache=True)
-def _push(queue, inq, head_tail, c):
+def queue_push(queue, inq, head_tail, c):
+    """Put record ``c`` on the FIFO work queue unless it is there (clears its
+    don't-look bit)."""
     if not inq[c]:
         n = queue.shape[0]
         queue[head_tail[1] % n] = c
@@ -101,7 +103,7 @@ def _push(queue, inq, head_tail, c):
 
 
 @njit(cache=True)
-def _pop(queue, inq, head_tail):
+def queue_pop(queue, inq, head_tail):
     """Take the next record off the FIFO work queue (sets its don't-look bit)."""
     c = queue[head_tail[0] % queue.shape[0]]
     head_tail[0] += 1
@@ -110,7 +112,7 @@ def _pop(queue, inq, head_tail):
 
 
 @njit(cache=True)
-def _work_queue(tour):
+def work_queue(tour):
     """Positions of the records in ``tour`` and a FIFO work queue holding
     every record once (don't-look bits cleared), as the local-search kernels
     use them: ``(pos, queue, in_queue, [head, tail])``."""
@@ -131,7 +133,7 @@ def _two_opt_kernel(X, tour, nbr, pos, queue, inq, ht, steps):
     for _ in range(steps):
         if ht[0] >= ht[1]:
             break
-        a = _pop(queue, inq, ht)
+        a = queue_pop(queue, inq, ht)
         improved = False
         for direction in range(2):
             if direction == 0:
@@ -153,14 +155,14 @@ def _two_opt_kernel(X, tour, nbr, pos, queue, inq, ht, steps):
                 delta = dac + dist(X, b, d) - dab - dist(X, c, d)
                 if delta < -EPS:
                     if direction == 0:
-                        _reverse(tour, pos, pos[b], pos[c])
+                        reverse_segment(tour, pos, pos[b], pos[c])
                     else:
-                        _reverse(tour, pos, pos[a], pos[d])
+                        reverse_segment(tour, pos, pos[a], pos[d])
                     moves += 1
-                    _push(queue, inq, ht, a)
-                    _push(queue, inq, ht, b)
-                    _push(queue, inq, ht, c)
-                    _push(queue, inq, ht, d)
+                    queue_push(queue, inq, ht, a)
+                    queue_push(queue, inq, ht, b)
+                    queue_push(queue, inq, ht, c)
+                    queue_push(queue, inq, ht, d)
                     improved = True
                     break
             if improved:
@@ -204,7 +206,7 @@ def _or_opt_kernel(X, tour, nbr, max_len, pos, queue, inq, ht, steps):
     for _ in range(steps):
         if ht[0] >= ht[1]:
             break
-        s1 = _pop(queue, inq, ht)
+        s1 = queue_pop(queue, inq, ht)
         improved = False
         for length in range(1, max_len + 1):
             if n - length < 3:
@@ -241,12 +243,12 @@ def _or_opt_kernel(X, tour, nbr, max_len, pos, queue, inq, ht, steps):
                         if add - gain < -EPS:
                             _or_move(tour, pos, i, length, u, flip < keep)
                             moves += 1
-                            _push(queue, inq, ht, s1)
-                            _push(queue, inq, ht, s2)
-                            _push(queue, inq, ht, p)
-                            _push(queue, inq, ht, nx)
-                            _push(queue, inq, ht, u)
-                            _push(queue, inq, ht, v)
+                            queue_push(queue, inq, ht, s1)
+                            queue_push(queue, inq, ht, s2)
+                            queue_push(queue, inq, ht, p)
+                            queue_push(queue, inq, ht, nx)
+                            queue_push(queue, inq, ht, u)
+                            queue_push(queue, inq, ht, v)
                             improved = True
                             break
                     if improved:
@@ -266,7 +268,7 @@ def _drain(kernel, X, tour, args, deadline) -> int | None:
     empty; returns its moves, or None when ``deadline`` stopped it."""
     from ..deadline import chunk_steps
 
-    pos, queue, inq, ht = _work_queue(tour)
+    pos, queue, inq, ht = work_queue(tour)
     steps = chunk_steps(tour.shape[0] * 10.0 + 400.0)
     moves = 0
     while ht[0] < ht[1]:

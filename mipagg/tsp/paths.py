@@ -58,7 +58,7 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
     True
     """
     from ..deadline import Deadline
-    from . import tour
+    from .tours import tour
     from ._common import distance_matrix
     from .exact import cut_at_dummy, dummy_matrix, exact_path
 

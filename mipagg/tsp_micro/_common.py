@@ -11,7 +11,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..partition import Partition
-from ..univariate import check_k, mhm
+from ..univariate import mhm
+from ..validation import check_k
 
 __all__ = ["PathMicroResult", "run_repeats", "child_seeds", "mdav_path", "check_repeats"]
 

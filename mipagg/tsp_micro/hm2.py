@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
-from ..univariate import check_k
+from ..validation import check_k
 from ._common import PathMicroResult, mdav_path, run_repeats
 
 __all__ = ["hm2_micro", "mdav_lk_mhm", "compression_path", "compress"]

@@ -3,7 +3,7 @@ matrix of Hamiltonian paths (seed 000 §II.E and Algorithm 1; seed 003
 chapter 3, Algorithm 1).
 
 Choices where the pseudocode is ambiguous (all tested in
-``tests/test_tsp_micro.py``):
+``tests/tsp_micro/test_tsp_micro.py``):
 
 * **Paths.**  One Hamiltonian path per start record i (seed 000 §II.C:
   "Compute_TSP_Starting_In(d_i)").  For the construction heuristics
@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 from ..partition import Partition
-from ..univariate import check_k
+from ..validation import check_k
 from ._common import child_seeds
 
 __all__ = ["START_HEURISTICS", "start_paths", "neighbourhood_matrix", "mf_tsp_groups",

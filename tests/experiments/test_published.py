@@ -11,7 +11,7 @@ from mipagg.experiments.published import (DATASETS, KINDS, KS, PARTITION_KINDS, 
                                           PublishedValue, beats, best_published,
                                           lowest_published, published)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEEDS_DIR = ROOT.parent / "shared" / "seeds"
 SEED_FILES = {"000": "000_3f8e572e4b2b9bb3.txt", "001": "001_7641be8a212a544e.txt",
               "002": "002_2a4198f710bf2a87.txt", "003": "003_7832640af6ec4874.txt",

@@ -327,7 +327,7 @@ def test_generator_set_names_are_unique():
 def test_example_grid_file_parses():
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "grids" / "example.toml"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "grids" / "example.toml"
     grid = load_grid(path)
     assert grid.name == "example" and grid.k == (3, 4) and grid.seeds == (0, 1, 2)
     assert grid.hard_limit == 1.5 * 120 + 10
@@ -490,7 +490,7 @@ def test_script_options_reach_build(tmp_path):
                        "100", "--out", str(tmp_path)], needs_data=False, options=opts) == 0
     assert seen == {"full": True, "max_size": 100}
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "bp_optimality.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bp_optimality.py"
     spec = importlib.util.spec_from_file_location("bp_optimality", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
