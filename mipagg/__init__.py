@@ -23,7 +23,7 @@ _LAZY = {
     "read_csv": "instance", "Partition": "partition", "mhm": "univariate",
     "optimal_univariate": "univariate", "RunResult": "api", "microaggregate": "api",
     "certify": "certification", "CertifyResult": "certification",
-    "register_method": "plugins", "unregister_method": "plugins",
+    "register_method": "methods", "unregister_method": "methods",
 }
 
 __all__ = ["__version__", "MipaggError", "DataError", "ParameterError", "SolverError",

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .errors import ParameterError
+from .plugins import ENTRY_POINT_GROUP, METHOD_NAME, PluginSpec, check_function, describe
 
-__all__ = ["MethodSpec", "METHODS", "get_method", "method_names"]
+__all__ = ["MethodSpec", "METHODS", "get_method", "method_names", "register_method",
+           "unregister_method", "load_entry_points"]
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,6 @@ METHODS: dict[str, MethodSpec] = {r[0]: MethodSpec(*r) for r in _ROWS}
 
 def method_names() -> list[str]:
     """Every method name, plug-ins included (:mod:`mipagg.plugins`)."""
-    from .plugins import load_entry_points
-
     load_entry_points()
     return list(METHODS)
 
@@ -72,12 +72,90 @@ def method_names() -> list[str]:
 def get_method(name: str) -> MethodSpec:
     """The registry row of ``name``; plug-in entry points are discovered on first use."""
     if name not in METHODS:
-        from .plugins import load_entry_points
-
-        load_entry_points()
+            load_entry_points()
     try:
         return METHODS[name]
     except KeyError:
         raise ParameterError(
             f"unknown method {name!r}; available: {', '.join(METHODS)}"
         ) from None
+
+
+# --- plug-in methods (mipagg.plugins) ---------------------------------------------------
+
+def register_method(name: str, f: Callable, *, paper: str | None = None,
+                    summary: str | None = None, replace: bool = False) -> PluginSpec:
+    """Make ``f(X, k, *, seed=None, time_limit=None) -> labels | Partition``
+    the method ``name`` (lowercase letters, digits, ``-``, ``_``, ``.``,
+    ``+``).  ``paper``: the reference shown by ``mipagg methods``.  A
+    built-in name is refused; another plug-in of that name only with
+    ``replace=True``.
+
+    >>> import numpy as np
+    >>> def halves(X, k, *, seed=None, time_limit=None):
+    ...     "two halves by the first coordinate"
+    ...     return (X[:, 0] > np.median(X[:, 0])).astype(int)
+    >>> _ = register_method("halves", halves, paper="a doctest")
+    >>> import mipagg
+    >>> mipagg.microaggregate(np.arange(8.0)[:, None], 4, "halves").partition.sizes.tolist()
+    [4, 4]
+    >>> unregister_method("halves")
+    """
+    if not isinstance(name, str) or not METHOD_NAME.match(name):
+        raise ParameterError(f"plug-in method name must be lowercase letters, digits and "
+                             f"- _ . +, got {name!r}")
+    existing = METHODS.get(name)
+    if existing is not None and not getattr(existing, "plugin", False):
+        raise ParameterError(f"{name!r} is a built-in method; choose another name")
+    if existing is not None and not replace:
+        raise ParameterError(f"plug-in method {name!r} is already registered "
+                             "(replace=True to replace it)")
+    check_function(name, f)
+    summary, paper = describe(f, paper, summary)
+    target = f"{getattr(f, '__module__', '?')}:{getattr(f, '__qualname__', repr(f))}"
+    spec = PluginSpec(name, target, summary, paper, fn=f)
+    METHODS[name] = spec
+    return spec
+
+
+def unregister_method(name: str) -> None:
+    """Remove the plug-in method ``name`` (built-ins cannot be removed)."""
+    spec = METHODS.get(name)
+    if spec is None or not getattr(spec, "plugin", False):
+        raise ParameterError(f"no plug-in method {name!r}")
+    del METHODS[name]
+
+
+_loaded = False
+
+
+def load_entry_points(force: bool = False) -> list[str]:
+    """Register every entry point of the group ``mipagg.methods`` (once per
+    process, or again with ``force``); returns the names added.  A name that
+    clashes with a built-in or an already registered plug-in is skipped with
+    a warning; a plug-in that fails to import fails only when used."""
+    global _loaded
+    if _loaded and not force:
+        return []
+    _loaded = True
+    import warnings
+    from importlib.metadata import entry_points
+
+    added = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        existing = METHODS.get(ep.name)
+        if existing is not None and not (force and getattr(existing, "entry_point", None)):
+            warnings.warn(f"entry point {ep.value!r} of group {ENTRY_POINT_GROUP!r}: "
+                          f"method name {ep.name!r} is taken; skipped", stacklevel=2)
+            continue
+        dist = getattr(getattr(ep, "dist", None), "name", None)
+        ref = f"plug-in from {dist}" if dist else "plug-in"
+        summary = f"entry point {ep.value}"
+        try:                                # describe it now if it imports cleanly
+            f = ep.load()
+            summary, ref = describe(f, getattr(f, "paper", None) or ref, None)
+        except Exception:
+            pass                            # reported by PluginSpec.load when used
+        METHODS[ep.name] = PluginSpec(ep.name, ep.value, summary, ref, entry_point=ep)
+        added.append(ep.name)
+    return added

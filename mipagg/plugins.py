@@ -4,7 +4,7 @@ A plug-in is a function ``f(X, k, *, seed=None, time_limit=None)`` on the
 standardized (n, p) matrix X returning group labels (one non-negative integer
 per row) or a :class:`~mipagg.partition.Partition`.  It becomes a method
 
-* by :func:`register_method` (``mipagg.register_method("mine", f, paper=...)``),
+* by :func:`mipagg.methods.register_method` (``mipagg.register_method("mine", f, paper=...)``),
   for the running process (and the grid runner's forked children), or
 * by an entry point in the group ``mipagg.methods`` of any installed package
   (``[project.entry-points."mipagg.methods"] mine = "pkg.module:f"``; the
@@ -31,18 +31,20 @@ import numpy as np
 
 from .errors import MipaggError, ParameterError
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginError", "PluginSpec", "register_method",
-           "unregister_method", "load_entry_points"]
+__all__ = ["ENTRY_POINT_GROUP", "METHOD_NAME", "PluginError", "PluginSpec",
+           "validated_partition", "describe", "check_function"]
 
 ENTRY_POINT_GROUP = "mipagg.methods"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.+-]*$")
+METHOD_NAME = re.compile(r"^[a-z0-9][a-z0-9_.+-]*$")
 
 
 class PluginError(MipaggError):
     """A plug-in method could not be loaded or returned an unusable partition."""
 
 
-def _describe(f, paper: str | None, summary: str | None) -> tuple[str, str]:
+def describe(f, paper: str | None, summary: str | None) -> tuple[str, str]:
+    """(summary, paper) of a plug-in: the arguments, else the function's
+    ``summary``/``paper`` attributes, else its docstring's first line."""
     doc = (inspect.getdoc(f) or "").strip().splitlines()
     summary = summary or getattr(f, "summary", None) or (doc[0] if doc else "plug-in method")
     paper = paper or getattr(f, "paper", None) or "plug-in"
@@ -125,7 +127,8 @@ class PluginSpec:
         return [p.name for p in params if p.kind is p.KEYWORD_ONLY or p.default is not p.empty]
 
 
-def _check_function(name: str, f) -> None:
+def check_function(name: str, f) -> None:
+    """Refuse ``f`` unless it can be called as ``f(X, k, ...)``."""
     if not callable(f):
         raise ParameterError(f"plug-in method {name!r}: {f!r} is not callable")
     try:
@@ -136,87 +139,3 @@ def _check_function(name: str, f) -> None:
     if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in params):
         raise ParameterError(f"plug-in method {name!r} must take (X, k, *, seed=None, "
                              f"time_limit=None), got {inspect.signature(f)}")
-
-
-def register_method(name: str, f: Callable, *, paper: str | None = None,
-                    summary: str | None = None, replace: bool = False) -> PluginSpec:
-    """Make ``f(X, k, *, seed=None, time_limit=None) -> labels | Partition``
-    the method ``name`` (lowercase letters, digits, ``-``, ``_``, ``.``,
-    ``+``).  ``paper``: the reference shown by ``mipagg methods``.  A
-    built-in name is refused; another plug-in of that name only with
-    ``replace=True``.
-
-    >>> import numpy as np
-    >>> def halves(X, k, *, seed=None, time_limit=None):
-    ...     "two halves by the first coordinate"
-    ...     return (X[:, 0] > np.median(X[:, 0])).astype(int)
-    >>> _ = register_method("halves", halves, paper="a doctest")
-    >>> import mipagg
-    >>> mipagg.microaggregate(np.arange(8.0)[:, None], 4, "halves").partition.sizes.tolist()
-    [4, 4]
-    >>> unregister_method("halves")
-    """
-    from .methods import METHODS
-
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ParameterError(f"plug-in method name must be lowercase letters, digits and "
-                             f"- _ . +, got {name!r}")
-    existing = METHODS.get(name)
-    if existing is not None and not getattr(existing, "plugin", False):
-        raise ParameterError(f"{name!r} is a built-in method; choose another name")
-    if existing is not None and not replace:
-        raise ParameterError(f"plug-in method {name!r} is already registered "
-                             "(replace=True to replace it)")
-    _check_function(name, f)
-    summary, paper = _describe(f, paper, summary)
-    target = f"{getattr(f, '__module__', '?')}:{getattr(f, '__qualname__', repr(f))}"
-    spec = PluginSpec(name, target, summary, paper, fn=f)
-    METHODS[name] = spec
-    return spec
-
-
-def unregister_method(name: str) -> None:
-    """Remove the plug-in method ``name`` (built-ins cannot be removed)."""
-    from .methods import METHODS
-
-    spec = METHODS.get(name)
-    if spec is None or not getattr(spec, "plugin", False):
-        raise ParameterError(f"no plug-in method {name!r}")
-    del METHODS[name]
-
-
-_loaded = False
-
-
-def load_entry_points(force: bool = False) -> list[str]:
-    """Register every entry point of the group ``mipagg.methods`` (once per
-    process, or again with ``force``); returns the names added.  A name that
-    clashes with a built-in or an already registered plug-in is skipped with
-    a warning; a plug-in that fails to import fails only when used."""
-    global _loaded
-    if _loaded and not force:
-        return []
-    _loaded = True
-    import warnings
-    from importlib.metadata import entry_points
-
-    from .methods import METHODS
-
-    added = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        existing = METHODS.get(ep.name)
-        if existing is not None and not (force and getattr(existing, "entry_point", None)):
-            warnings.warn(f"entry point {ep.value!r} of group {ENTRY_POINT_GROUP!r}: "
-                          f"method name {ep.name!r} is taken; skipped", stacklevel=2)
-            continue
-        dist = getattr(getattr(ep, "dist", None), "name", None)
-        ref = f"plug-in from {dist}" if dist else "plug-in"
-        summary = f"entry point {ep.value}"
-        try:                                # describe it now if it imports cleanly
-            f = ep.load()
-            summary, ref = _describe(f, getattr(f, "paper", None) or ref, None)
-        except Exception:
-            pass                            # reported by PluginSpec.load when used
-        METHODS[ep.name] = PluginSpec(ep.name, ep.value, summary, ref, entry_point=ep)
-        added.append(ep.name)
-    return added

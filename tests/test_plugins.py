@@ -16,7 +16,8 @@ import mipagg
 from mipagg.api import microaggregate
 from mipagg.errors import ParameterError
 from mipagg.methods import METHODS, get_method
-from mipagg.plugins import PluginError, load_entry_points, register_method, unregister_method
+from mipagg.methods import load_entry_points, register_method, unregister_method
+from mipagg.plugins import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "mipagg-example-plugin"
@@ -142,7 +143,7 @@ def test_cli_with_an_installed_plugin(tmp_path, monkeypatch, registry, capsys):
     assert code == 0, err
     assert json.loads(out)["min_group"] >= 3
     code = main(["gap", str(COMPANIES), "--from", "example-sorted", "-k", "3", "--columns",
-                 KEYS, "--json", "--quiet", "--time-limit", "20"])
+                 KEYS, "--json", "--quiet", "--time-limit", "120"])
     out, err = capsys.readouterr()
     assert code == 0, err
     out = json.loads(out)

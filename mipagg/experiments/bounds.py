@@ -28,11 +28,9 @@ import numpy as np
 from .. import __version__
 from ..errors import ParameterError
 
-__all__ = ["check_bounds_spec", "compute_bounds", "stored_bounds", "bound_gap_tables",
+__all__ = ["compute_bounds", "stored_bounds", "bound_gap_tables",
            "BOUNDS_COLUMNS"]
 
-BOUND_METHODS = ("bp", "cg")
-_SPEC_KEYS = {"method", "time_limit", "solver"}
 OPT_RTOL = 1e-6      # SSE ≤ LB·(1 + OPT_RTOL) counts as a proven optimum
 
 BOUNDS_COLUMNS = [
@@ -41,32 +39,6 @@ BOUNDS_COLUMNS = [
     ("sst", "REAL"), ("status", "TEXT"), ("source", "TEXT"), ("initial_sse", "REAL"),
     ("seconds", "REAL"), ("labels", "BLOB"), ("version", "TEXT"), ("finished_at", "TEXT"),
 ]
-
-
-def check_bounds_spec(spec) -> dict | None:
-    """The validated ``bounds`` entry of a grid (None: no bounds)."""
-    from .grid import GridError
-
-    if spec is None:
-        return None
-    if not isinstance(spec, dict):
-        raise GridError("bounds must be a table, e.g. { method = \"bp\", time_limit = 600 }")
-    unknown = sorted(set(spec) - _SPEC_KEYS)
-    if unknown:
-        raise GridError(f"bounds: unknown key(s) {unknown}; allowed: {sorted(_SPEC_KEYS)}")
-    method = spec.get("method", "bp")
-    if method not in BOUND_METHODS:
-        raise GridError(f"bounds: method must be one of {', '.join(BOUND_METHODS)}, "
-                        f"got {method!r}")
-    limit = spec.get("time_limit")
-    if limit is None or isinstance(limit, bool) or not isinstance(limit, (int, float)) \
-            or not limit > 0:
-        raise GridError(f"bounds: time_limit must be a positive number of seconds, "
-                        f"got {limit!r}")
-    out = {"method": method, "time_limit": float(limit)}
-    if spec.get("solver") is not None:
-        out["solver"] = str(spec["solver"])
-    return out
 
 
 def _table(con) -> None:
@@ -185,12 +157,12 @@ def bound_gap_tables(df, bounds: list[dict], digits: int = 2) -> list:
     "opt" = runs that meet the bound (proven optimal) / runs; then the same
     over every k.  The last rows give the bound as IL (mean over instances)
     and the best SSE the bound's search found, as IL."""
-    from .report import Table, _ok, _ordered
+    from .report import Table, ordered, successful_runs
 
     if not bounds:
         raise ParameterError("no certified bounds in the results store (add "
                              "bounds = { method = \"bp\", time_limit = ... } to the grid)")
-    ok = _ok(df)
+    ok = successful_runs(df)
     lb = {(b["fingerprint"], int(b["k"])): b for b in bounds if b["lower_bound"] is not None}
     keys = list(zip(ok["fingerprint"], ok["k"].astype(int)))
     bound = np.array([lb[key]["lower_bound"] if key in lb else np.nan for key in keys])
@@ -204,11 +176,11 @@ def bound_gap_tables(df, bounds: list[dict], digits: int = 2) -> list:
     if ok.empty:
         raise ParameterError("no successful run has a certified bound for its instance and k")
     tables = []
-    for dataset in _ordered(ok["dataset"]):
+    for dataset in ordered(ok["dataset"]):
         sub = ok[ok["dataset"] == dataset]
         ks = sorted(int(k) for k in sub["k"].unique())
         rows = []
-        for label in _ordered(sub["label"]):
+        for label in ordered(sub["label"]):
             row = [label]
             for k in ks + [None]:
                 cell = sub[sub["label"] == label]

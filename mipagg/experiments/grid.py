@@ -325,8 +325,6 @@ class Grid:
     bounds: dict | None = None  # {"method": "bp", "time_limit": 600}: see .bounds
 
     def __post_init__(self):
-        from .bounds import check_bounds_spec
-
         self.bounds = check_bounds_spec(self.bounds)
         if not self.instances:
             raise GridError("the grid has no instances")
@@ -557,3 +555,33 @@ def _grid_from_dict(doc: dict, base_dir: Path | None, data_dir, default_name: st
                 _int_list("grid", doc["k"], "k"), seeds, name=str(doc.get("name", default_name)),
                 data_dir=Path(data_dir) if data_dir is not None else None,
                 missing=doc.get("missing", "error"), bounds=doc.get("bounds"), **limits)
+
+
+# --- certified bounds of a grid (computed by mipagg.experiments.bounds) ----------------
+
+BOUND_METHODS = ("bp", "cg")
+BOUND_SPEC_KEYS = {"method", "time_limit", "solver"}
+
+
+def check_bounds_spec(spec) -> dict | None:
+    """The validated ``bounds`` entry of a grid (None: no bounds)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise GridError("bounds must be a table, e.g. { method = \"bp\", time_limit = 600 }")
+    unknown = sorted(set(spec) - BOUND_SPEC_KEYS)
+    if unknown:
+        raise GridError(f"bounds: unknown key(s) {unknown}; allowed: {sorted(BOUND_SPEC_KEYS)}")
+    method = spec.get("method", "bp")
+    if method not in BOUND_METHODS:
+        raise GridError(f"bounds: method must be one of {', '.join(BOUND_METHODS)}, "
+                        f"got {method!r}")
+    limit = spec.get("time_limit")
+    if limit is None or isinstance(limit, bool) or not isinstance(limit, (int, float)) \
+            or not limit > 0:
+        raise GridError(f"bounds: time_limit must be a positive number of seconds, "
+                        f"got {limit!r}")
+    out = {"method": method, "time_limit": float(limit)}
+    if spec.get("solver") is not None:
+        out["solver"] = str(spec["solver"])
+    return out

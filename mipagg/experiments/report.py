@@ -149,7 +149,7 @@ def successful_runs(df):
     return ok
 
 
-def _ordered(values, order=()) -> list:
+def ordered(values, order=()) -> list:
     """Unique values: those of ``order`` first (in that order), then the rest in
     order of first appearance (the grid's order)."""
     seen = list(dict.fromkeys(v for v in values if v is not None))
@@ -222,12 +222,12 @@ def gap_tables(df, method: str = "cg", heuristics=CG_HEURISTICS, digits: int = 2
     bad = df[(df["method"] == method) & (df["status"] != "ok")]
     ok = ok.assign(**{f"_gap_{p}": _heuristic_gaps(ok, p) for _, p in heuristics})
     tables = []
-    for parent in _ordered(ok["parent"]):
+    for parent in ordered(ok["parent"]):
         sub = ok[ok["parent"] == parent]
         rows = []
         for size in sorted(sub["size"].unique()):
             for k in sorted(sub["k"].unique()):
-                for crit in _ordered(sub["criterion"].fillna(DASH), CRITERIA_ORDER):
+                for crit in ordered(sub["criterion"].fillna(DASH), CRITERIA_ORDER):
                     cell = sub[(sub["size"] == size) & (sub["k"] == k)
                                & (sub["criterion"].fillna(DASH) == crit)]
                     if cell.empty:
@@ -256,7 +256,7 @@ def il_stats_table(df, dataset: str | None = None, methods=None, ks=None,
     """Seed 003 Tables 4.2–4.7: IL average, σ, min, max over repeats per method and k."""
     ok = successful_runs(df)
     if dataset is None:
-        dataset = _ordered(ok["dataset"])[0]
+        dataset = ordered(ok["dataset"])[0]
     ok = ok[ok["dataset"] == dataset]
     ks = k_values(ok, ks)
     rows = []
@@ -283,7 +283,7 @@ def il_by_k_table(df, datasets=None, methods=None, ks=None, digits: int = 4,
     "mean ± σ"; a "Path length" column (mean) is added when runs report
     ``path_field``."""
     ok = successful_runs(df)
-    datasets = _ordered(ok["dataset"]) if datasets is None else list(datasets)
+    datasets = ordered(ok["dataset"]) if datasets is None else list(datasets)
     ks = k_values(ok, ks)
     has_path = path_field in ok.columns and ok[path_field].notna().any()
     rows = []
@@ -325,7 +325,7 @@ def correlation_table(df, field: str = "path_length", methods=None, digits: int 
     ok = runs_reporting(successful_runs(df), field, methods)
     ks = k_values(ok)
     rows = []
-    for ds in _ordered(ok["dataset"]):
+    for ds in ordered(ok["dataset"]):
         row = [ds]
         for k in ks:
             cell = ok[(ok["dataset"] == ds) & (ok["k"] == k)]

@@ -97,9 +97,9 @@ def lkh_matrix_tour(D: np.ndarray, *, seed=None, runs: int = 1, max_trials=100,
     if n >= CHILD_ABOVE:
         tour = _solve_in_child(params, problem, deadline)
         if tour is None:   # killed at the deadline
-            from .construction import _nn_kernel
+            from .construction import nn_kernel
 
-            return _nn_kernel(D, 0)
+            return nn_kernel(D, 0)
         tour = np.asarray(tour, dtype=np.int64) - 1
     else:
         tour = np.asarray(solver.solve_problem(params, problem), dtype=np.int64) - 1
