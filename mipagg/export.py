@@ -20,7 +20,6 @@ import csv
 import json
 import os
 
-import numpy as np
 
 __all__ = ["column_pool", "write_pool_mps", "add_subcommand"]
 
@@ -46,31 +45,14 @@ def column_pool(X, k: int, *, time_limit: float | None = 60.0, verbose: bool = F
 def write_pool_mps(path, n: int, columns, weights) -> None:
     """Write the integer master over ``columns`` as MPS (atomically, via
     HiGHS's writer)."""
-    import highspy
+    from .exact.master import write_set_partitioning_mps
 
-    from .exact.highs import new_highs
-
-    h = new_highs()
-    one = np.ones(n)
-    empty = np.zeros(0, dtype=np.int32)
-    h.addRows(n, one, one, 0, empty, empty, np.zeros(0))
-    m = len(columns)
-    starts = np.cumsum([0] + [len(c) for c in columns[:-1]]).astype(np.int32)
-    idx = np.concatenate([np.asarray(c) for c in columns]).astype(np.int32)
-    h.addCols(m, np.asarray(weights, dtype=float), np.zeros(m), np.ones(m),
-              idx.size, starts, idx, np.ones(idx.size))
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
-                            np.full(m, highspy.HighsVarType.kInteger))
-    for j in range(m):
-        h.passColName(j, f"x{j}")
-    for i in range(n):
-        h.passRowName(i, f"r{i}")
     path = str(path)
     tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
                        f".{os.path.basename(path)}.{os.getpid()}.tmp.mps")
     try:
-        status = h.writeModel(tmp)
-        if status == highspy.HighsStatus.kError or not os.path.isfile(tmp):
+        write_set_partitioning_mps(tmp, n, columns, weights)
+        if not os.path.isfile(tmp):
             from .errors import SolverError
 
             raise SolverError(f"HiGHS could not write the MPS file {path}")

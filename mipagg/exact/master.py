@@ -331,16 +331,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         for heuristic in ("rins", "rens", "root_reduced_cost"):
             h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
         h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
-    one = np.ones(n)
-    empty = np.zeros(0, dtype=np.int32)
-    h.addRows(n, one, one, 0, empty, empty, np.zeros(0))
-    m = len(columns)
-    starts = np.cumsum([0] + [len(c) for c in columns[:-1]]).astype(np.int32)
-    idx = np.concatenate([np.asarray(c) for c in columns]).astype(np.int32)
-    h.addCols(m, np.asarray(weights, dtype=float), np.zeros(m), np.ones(m),
-              idx.size, starts, idx, np.ones(idx.size))
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
-                            np.full(m, highspy.HighsVarType.kInteger))
+    m = _add_set_partitioning(h, highspy, n, columns, weights)
     if start is not None:
         x0 = np.zeros(m)
         x0[np.asarray(start, dtype=int)] = 1.0
@@ -359,6 +350,38 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         return name, None, None
     x = np.asarray(sol.col_value)
     return name, float(h.getInfo().objective_function_value), np.flatnonzero(x > 0.5)
+
+
+def _add_set_partitioning(h, highspy, n: int, columns, weights) -> int:
+    """Rows Σ_{C ∋ i} x_C = 1 and one binary column per cluster in ``h``;
+    returns the number of columns."""
+    one = np.ones(n)
+    empty = np.zeros(0, dtype=np.int32)
+    h.addRows(n, one, one, 0, empty, empty, np.zeros(0))
+    m = len(columns)
+    starts = np.cumsum([0] + [len(c) for c in columns[:-1]]).astype(np.int32)
+    idx = np.concatenate([np.asarray(c) for c in columns]).astype(np.int32)
+    h.addCols(m, np.asarray(weights, dtype=float), np.zeros(m), np.ones(m),
+              idx.size, starts, idx, np.ones(idx.size))
+    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
+                            np.full(m, highspy.HighsVarType.kInteger))
+    return m
+
+
+def write_set_partitioning_mps(path: str, n: int, columns, weights) -> None:
+    """Write the integer set-partitioning master over ``columns`` (seed 001
+    model (9)) to ``path`` as MPS with HiGHS's writer (columns ``x<j>``, rows
+    ``r<i>``); :class:`SolverError` when HiGHS cannot write it."""
+    import highspy
+
+    h = new_highs()
+    m = _add_set_partitioning(h, highspy, n, columns, weights)
+    for j in range(m):
+        h.passColName(j, f"x{j}")
+    for i in range(n):
+        h.passRowName(i, f"r{i}")
+    if h.writeModel(path) == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS could not write the MPS file {path}")
 
 
 def _solution(highspy, x0):
