@@ -226,20 +226,10 @@ def test_ctrl_c_stops_lin_kernighan_at_once(big_csv):
 
 
 LONG = [m for m in METHODS if m != "mdav-lk-mhm"]
-# one compiled call of O(n²·p) or more in mipagg/heuristics (NPN path, MD groups): SIGINT
-# took 3.7-7.4 s at n = 30 000 (load 11) until those kernels work in chunks too
-UNCHUNKED = {"md", "npn-mhm", "md-mhm"}
-
-
-def _method_args(m):
-    if m in UNCHUNKED:
-        return pytest.param(["--method", m], marks=pytest.mark.xfail(
-            reason="heuristics kernel not yet chunked", strict=False))
-    return ["--method", m]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [_method_args(m) for m in LONG]
+@pytest.mark.parametrize("args", [["--method", m] for m in LONG]
                          + [["--method", "mdav", "--improve", "local"],
                             ["--method", "mdav", "--improve", "rcs"],
                             ["--method", "tsp-mhm", "--tour", "lk"],
