@@ -30,27 +30,13 @@ import numpy as np
 from .bounds import lagrangian_bound
 from .pricing import reduced_cost
 from .pricing.rounds import PricingContext, pricing_round
+from .settings import LoopSettings, StopCriterion
 
-__all__ = ["CGSettings", "StopState", "IterationLog", "NodeResult", "solve_node",
+__all__ = ["LoopSettings", "StopState", "IterationLog", "NodeResult", "solve_node",
            "STOP_REASONS"]
 
 STOP_REASONS = ("converged", "cutoff", "time_limit", "iteration_limit",
                 "heuristic_converged", "not_certified")
-
-
-@dataclass
-class CGSettings:
-    """Options of the loop (see :func:`mipagg.exact.colgen.column_generation`)."""
-
-    pricing: str = "auto"
-    exact_rule: str = "measured"
-    lagrangian: bool = False
-    stabilization: str | None = None
-    alpha: float = 0.5
-    auto_alpha: bool = False
-    max_columns: int = 10
-    gap_tol: float = 1e-6
-    sweep_share: float | None = 0.25   # share of the node's time for bound-completing sweeps
 
 
 @dataclass
@@ -112,8 +98,8 @@ def column_reduced_cost(D, lam, cons, c) -> float:
     return reduced_cost(D, lam, c, len(c)) + cons.penalty(c)
 
 
-def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
-               deadline=None, cutoff=None, max_iterations=None, on_solution=None,
+def solve_node(master, ctx: PricingContext, node_cons, settings: LoopSettings, *,
+               stop: StopCriterion | None = None, cutoff=None, on_solution=None,
                best_sse=None, progress=None, start_iteration=0,
                fixed_rows=None) -> NodeResult:
     """Column generation at one node until convergence, cutoff or a limit.
@@ -122,7 +108,8 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
     the node forbids are already fixed at 0; ``node_cons``: the node's
     :class:`~mipagg.exact.pricing.constraints.PricingConstraints` (branching
     pairs; cut penalties are taken from the master's cut duals every
-    iteration).  ``cutoff``: a callable returning the value at which the node
+    iteration).  ``stop``: the run's :class:`~mipagg.exact.settings.StopCriterion`
+    (deadline, iteration limit), or None.  ``cutoff``: a callable returning the value at which the node
     can be pruned (e.g. best SSE − tolerance), or None.  ``on_solution(sol)``
     is called with every master solution and may return a new best SSE
     (used by the Lagrangian stop).  ``progress``: a
@@ -136,6 +123,8 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
     D, k, n = ctx.D, ctx.k, ctx.n
     tol = ctx.tol
     st = settings
+    deadline = None if stop is None else stop.deadline
+    max_iterations = None if stop is None else stop.max_iterations
     alpha = st.alpha
     best_lb = bound_source = None
     cert = (None, None)
