@@ -109,7 +109,8 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: LoopSettings, *
     :class:`~mipagg.exact.pricing.constraints.PricingConstraints` (branching
     pairs; cut penalties are taken from the master's cut duals every
     iteration).  ``stop``: the run's :class:`~mipagg.exact.settings.StopCriterion`
-    (deadline, iteration limit), or None.  ``cutoff``: a callable returning the value at which the node
+    (deadline, iteration limit), or None.  ``cutoff``: a callable returning
+    the value at which the node
     can be pruned (e.g. best SSE − tolerance), or None.  ``on_solution(sol)``
     is called with every master solution and may return a new best SSE
     (used by the Lagrangian stop).  ``progress``: a

@@ -554,7 +554,12 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
             t.start()
         for t in ts:
             t.join()
-    status = state["status"]
+    return _gather(workers, state["status"], collect, eta, max_columns, floor, t0)
+
+
+def _gather(workers, status, collect, eta, max_columns, floor, t0) -> SearchOutcome:
+    """The outcome of a search from its workers' pools and best clusters."""
+    empty_cols = np.zeros((0, eta), dtype=np.int64)
     expansions = int(sum(w.level[1] for w in workers))
     seconds = time.perf_counter() - t0
     if collect:
