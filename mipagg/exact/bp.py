@@ -242,7 +242,7 @@ class BranchAndPrice(ColumnGeneration):
         self.tol_abs = self.ctx.tol * self.n
         self.branching = load(BRANCHING_RULES, st.branching)()
         self.open = load(NODE_SELECTIONS, st.node_selection)()
-        self.cut_families = [load(CUT_FAMILIES, "subset_row")()]
+        self.cut_families = [load(CUT_FAMILIES, name)() for name in st.cut_families]
         self.cut_rounds_done = self.dive_steps = 0
         self.nodes, self.max_depth, self.ident = 1, 0, 0
         self.gap_closing, self.closed_by, self.pool_mip_done = "not_needed", None, False

@@ -230,9 +230,11 @@ class CGSettings(_Loadable):
 @dataclass
 class BPSettings(_Loadable):
     """Options of :func:`~mipagg.exact.bp.branch_and_price` (see there for
-    each one's meaning); validated on construction.  ``branching`` and
-    ``node_selection`` name entries of :data:`mipagg.exact.rules.BRANCHING_RULES`
-    and :data:`~mipagg.exact.rules.NODE_SELECTIONS`."""
+    each one's meaning); validated on construction.  ``branching``,
+    ``node_selection`` and ``cut_families`` name entries of
+    :data:`mipagg.exact.rules.BRANCHING_RULES`, :data:`~mipagg.exact.rules.NODE_SELECTIONS`
+    and :data:`~mipagg.exact.rules.CUT_FAMILIES` (cuts are separated only with
+    ``cuts`` True)."""
 
     time_limit: float | None = None
     node_limit: int | None = None
@@ -255,9 +257,10 @@ class BPSettings(_Loadable):
     gap_tol: float = 1e-6
     branching: str = "ryan_foster"
     node_selection: str = "best_bound"
+    cut_families: tuple = ("subset_row",)
 
     def __post_init__(self):
-        from .rules import BRANCHING_RULES, NODE_SELECTIONS
+        from .rules import BRANCHING_RULES, CUT_FAMILIES, NODE_SELECTIONS
 
         _check_loop_common(self)
         nl = self.node_limit
@@ -274,6 +277,13 @@ class BPSettings(_Loadable):
         if self.node_selection not in NODE_SELECTIONS:
             raise ParameterError(f"node_selection must be one of {sorted(NODE_SELECTIONS)}, "
                                  f"got {self.node_selection!r}")
+        if isinstance(self.cut_families, str):
+            self.cut_families = (self.cut_families,)
+        self.cut_families = tuple(self.cut_families)
+        unknown = [c for c in self.cut_families if c not in CUT_FAMILIES]
+        if unknown:
+            raise ParameterError(f"cut_families must be names of {sorted(CUT_FAMILIES)}, "
+                                 f"got {unknown}")
 
     def loop(self, n: int, k: int) -> LoopSettings:
         """Every node's loop options: auto pricing with the Lagrangian bound."""
