@@ -245,3 +245,20 @@ def test_pricing_orders_are_data():
     assert set(PRICING_ORDERS) == {"auto", "heuristic", "enumeration", "ilp"}
     with pytest.raises(ParameterError):
         price(np.zeros((3, 3)), np.zeros(3), 2, "nope")
+
+
+def test_a_grid_passes_a_settings_table(tmp_path):
+    """``options = { settings = { ... } }`` in a grid's method table reaches ``bp``."""
+    from mipagg.api import microaggregate
+    from mipagg.experiments.grid import Grid
+    from mipagg.generators import normal_small
+
+    doc = {"name": "t", "k": [3], "instances": [{"generator": "normal_small", "seeds": [0]}],
+           "methods": [{"name": "bp", "options": {"settings": {"node_limit": 1, "cuts": False,
+                                                              "threads": 1}}}]}
+    runs = Grid.from_dict(doc).runs()
+    assert len(runs) == 1 and runs[0].options["settings"]["node_limit"] == 1
+    inst = normal_small(seed=0)
+    r = microaggregate(inst, 3, "bp", **runs[0].options)
+    assert r.raw.nodes == 1 and r.raw.cuts == 0
+    assert r.summary()["status"] in ("optimal", "node_limit")
