@@ -17,10 +17,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, SHARED_DATA
 
 RESULTS = ROOT / "docs" / "results"

@@ -54,8 +54,15 @@ from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .node import solve_node
 from .pricing.constraints import PricingConstraints
-from .rules import (BRANCHING_RULES, CUT_FAMILIES, NODE_SELECTIONS, Node, branching_pair,
-                    load, pair_weights)
+from .rules import (
+    BRANCHING_RULES,
+    CUT_FAMILIES,
+    NODE_SELECTIONS,
+    Node,
+    branching_pair,
+    load,
+    pair_weights,
+)
 from .settings import BPSettings, StopCriterion, merge_settings
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",

@@ -39,8 +39,17 @@ from .master import MasterProblem, squared_distances
 from .node import IterationLog, solve_node
 from .pricing.rounds import PricingContext, PricingRound, pricing_round, table2_exact_mode
 from .rounding import distance_pair_order, rounding_mst, simple_rounding
-from .settings import (PRICING_MODES, ROUNDINGS, STABILIZATIONS, WENTGES_MIN_K, CGSettings,
-                       StopCriterion, auto_max_columns, merge_settings, resolve_lp_algorithm)
+from .settings import (
+    PRICING_MODES,
+    ROUNDINGS,
+    STABILIZATIONS,
+    WENTGES_MIN_K,
+    CGSettings,
+    StopCriterion,
+    auto_max_columns,
+    merge_settings,
+    resolve_lp_algorithm,
+)
 
 __all__ = ["column_generation", "ColumnGenerationResult", "ColumnGeneration", "CGSettings",
            "IterationLog", "table2_exact_mode", "pricing_round", "PricingRound",

@@ -209,7 +209,8 @@ def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
                          seed=None, verbose: bool = False) -> Partition:
     """``how="exact"`` of :func:`mipagg.improve.improve_partition`:
     :func:`exact_neighbourhood_search` (POPMUSIC, Taillard & Voss 2002, with
-    ``bp`` sub-problems) for at most ``time_limit`` seconds (default 5 minutes); returns its partition."""
+    ``bp`` sub-problems) for at most ``time_limit`` seconds (default 5
+    minutes); returns its partition."""
     return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
                                       time_limit=time_limit, seed=seed,
                                       verbose=verbose).partition

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exact.highs import new_highs, set_time_limit
 from ..errors import ParameterError, SolverError
+from ..exact.highs import new_highs, set_time_limit
 from ..status import Status
 from ._common import as_points, distance_matrix
 

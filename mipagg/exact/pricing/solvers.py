@@ -77,7 +77,7 @@ class IlpSolver:
     name, exact = "ilp", True
 
     def solve(self, D, duals, eta, **options) -> PricingResult:
-        from .ilp import ilp_pricing     # Pyomo is imported only when the ILP is used
+        from .ilp import ilp_pricing  # Pyomo is imported only when the ILP is used
 
         return ilp_pricing(D, duals, eta, **options)
 
