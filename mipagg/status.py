@@ -17,7 +17,6 @@ the words they always had.  :func:`status_fields` gives the ``success`` and
 
 from __future__ import annotations
 
-import dataclasses
 from enum import Enum
 
 __all__ = ["Status", "as_status", "summary_fields"]
@@ -91,8 +90,3 @@ def summary_fields(result, names) -> dict:
         v = getattr(result, name)
         out[name] = v.value if isinstance(v, Status) else v
     return out
-
-
-def field_names(cls) -> tuple:
-    """The field names of dataclass ``cls``, in order."""
-    return tuple(f.name for f in dataclasses.fields(cls))
