@@ -140,7 +140,7 @@ def mip_options(data, time_limit):
 
     import mipagg.exact.colgen as colgen
 
-    orig_run, orig_close = highspy.Highs.run, colgen._close_gap
+    orig_run, orig_close = highspy.Highs.run, colgen.close_gap_by_enumeration
     current = {}
 
     def run(self):
@@ -161,7 +161,7 @@ def mip_options(data, time_limit):
     print("|---|---|" + "---|" * len(MIP_VARIANTS))
     with contextlib.ExitStack() as stack:
         from unittest import mock
-        stack.enter_context(mock.patch.object(colgen, "_close_gap", close))
+        stack.enter_context(mock.patch.object(colgen, "close_gap_by_enumeration", close))
         for n in (30, 50):
             for k in (3, 4, 5):
                 for name, inst in data.items():

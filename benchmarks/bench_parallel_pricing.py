@@ -56,10 +56,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _env import machine  # noqa: E402
 
 import mipagg  # noqa: E402
-from mipagg.exact.colgen import _lp_algorithm, auto_max_columns, column_generation  # noqa: E402
+from mipagg.exact.colgen import auto_max_columns, column_generation  # noqa: E402
 from mipagg.exact.master import MasterProblem, squared_distances  # noqa: E402
 from mipagg.exact.pricing.enumeration import enumeration_pricing  # noqa: E402
 from mipagg.exact.pricing.rounds import PricingContext, pricing_round  # noqa: E402
+from mipagg.exact.settings import resolve_lp_algorithm  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -72,7 +73,7 @@ def cg_duals(X, k, seconds, source):
     t0 = time.perf_counter()
     r = column_generation(X, k, pricing="heuristic" if source == "heuristic" else "auto",
                           time_limit=seconds, close_gap=False, threads=1)
-    mp = MasterProblem(X, squared_distances(X), algorithm=_lp_algorithm("auto", k))
+    mp = MasterProblem(X, squared_distances(X), algorithm=resolve_lp_algorithm("auto"))
     mp.add_columns(r.columns)
     sol = mp.solve()
     return sol.duals, dict(status=r.status, iterations=r.iterations, columns=len(r.columns),

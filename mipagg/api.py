@@ -14,6 +14,7 @@ from .errors import ParameterError
 from .instance import Instance, from_array
 from .methods import get_method
 from .partition import Partition
+from .status import Status, as_status
 from .validation import check_k
 
 __all__ = ["RunResult", "microaggregate"]
@@ -34,6 +35,20 @@ class RunResult:
     @property
     def labels(self) -> np.ndarray:
         return self.partition.labels
+
+    @property
+    def status(self) -> Status:
+        """The method's own status (cg, bp, portfolio, ...), else "ok"."""
+        st = getattr(self.raw, "status", None)
+        return Status.OK if st is None else as_status(st)
+
+    @property
+    def success(self) -> bool:
+        return self.status.success
+
+    @property
+    def message(self) -> str:
+        return getattr(self.raw, "message", None) or self.status.message
 
     def summary(self) -> dict:
         """A flat JSON-able dict: method, k, n, p, sse, sst, il, groups, ..."""

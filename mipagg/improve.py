@@ -40,7 +40,7 @@ from .validation import check_partition as _setup
 
 __all__ = ["improve_partition", "split_large_groups", "merge_split_search", "MergeSplitResult",
            "local_search", "local_search_reference", "random_cluster_shuffling",
-           "exact_neighbourhoods", "IMPROVERS"]
+           "IMPROVERS"]
 
 IMPROVERS = ("local", "rcs", "exact")
 
@@ -275,17 +275,17 @@ def _shuffle_event(G: _Groups, k: int, rng) -> float:
     return float(G.sse_of(touched).sum()) - before
 
 
-def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
-                         move_time: float | None = 30.0, time_limit: float | None = 300.0,
-                         seed=None, verbose: bool = False) -> Partition:
-    """``how="exact"``: :func:`~mipagg.exact.neighbourhood.exact_neighbourhood_search`
-    (POPMUSIC, Taillard & Voss 2002, with ``bp`` sub-problems) for at most
-    ``time_limit`` seconds (default 5 minutes); returns its partition."""
-    from .exact.neighbourhood import exact_neighbourhood_search
+# how="exact" is a plug-in of the exact layer, loaded by name: the exact methods use
+# this module's local search, so importing them here would make an import cycle
+EXACT_IMPROVER = "mipagg.exact.neighbourhood:exact_neighbourhoods"
+EXACT_OPTIONS_CHECK = "mipagg.exact.neighbourhood:check_options"
 
-    return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
-                                      time_limit=time_limit, seed=seed,
-                                      verbose=verbose).partition
+
+def _load(target: str):
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _improver(how: str):
@@ -294,7 +294,7 @@ def _improver(how: str):
     if how == "rcs":
         return random_cluster_shuffling
     if how == "exact":
-        return exact_neighbourhoods
+        return _load(EXACT_IMPROVER)
     raise ParameterError(f"unknown improvement {how!r}; available: {', '.join(IMPROVERS)}")
 
 
@@ -310,9 +310,7 @@ def check_improve_options(how: str, options: dict) -> None:
         raise ParameterError(f"improvement {how!r} does not take option(s) {unknown}; "
                              f"it takes {accepted}")
     if how == "exact":
-        from .exact.neighbourhood import check_options
-
-        check_options(**options)
+        _load(EXACT_OPTIONS_CHECK)(**options)
 
 
 def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", seed=None,
@@ -321,8 +319,8 @@ def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", s
     2k or more records are split, seed 001 Proposition 2.2), then
     ``how="local"`` (:func:`local_search`, deterministic, ``seed`` ignored),
     ``how="rcs"`` (:func:`random_cluster_shuffling`, seed 003 Algorithm 4) or
-    ``how="exact"`` (:func:`exact_neighbourhoods`, progress lines on stderr
-    under ``verbose``); groups the improvement grew to 2k or more are split
+    ``how="exact"`` (:func:`~mipagg.exact.neighbourhood.exact_neighbourhoods`,
+    progress lines on stderr under ``verbose``); groups the improvement grew to 2k or more are split
     again at the end.  ``params`` go to the chosen function.  The result is
     k-feasible, has no group of 2k or more records, and SSE ≤ the input's.
 

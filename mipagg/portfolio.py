@@ -51,6 +51,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .partition import Partition
+from .status import Status
 from .validation import as_rows, check_k
 
 __all__ = ["portfolio", "PortfolioResult", "PortfolioRun", "PORTFOLIO_METHODS"]
@@ -130,15 +131,29 @@ class PortfolioResult:
         return gap(self.sse, self.lower_bound)
 
     @property
-    def status(self) -> str | None:
+    def status(self) -> Status | None:
         """"optimal" when the bound closes the gap (relative 1e-6), else the
         exact run's status ("converged", "time_limit", ...); None without a
-        certified bound."""
+        certified bound.  A :class:`~mipagg.status.Status` (equal to its word)."""
         if self.lower_bound is None:
             return None
         if self.lower_bound >= self.sse - 1e-6 * max(abs(self.sse), 1e-12):
-            return "optimal"
-        return self.exact_status
+            return Status.OPTIMAL
+        return None if self.exact_status is None else Status(self.exact_status)
+
+    @property
+    def success(self) -> bool:
+        """At least one method run finished (the best partition is one of theirs)."""
+        return any(r.status == "ok" for r in self.runs)
+
+    @property
+    def message(self) -> str:
+        if not self.success:
+            return Status.ERROR.message
+        if self.status == Status.OPTIMAL:
+            return Status.OPTIMAL.message
+        budget = "; the time budget cut some stages" if self.time_limited else ""
+        return f"Best partition of {len(self.runs)} runs ({self.best_method}){budget}."
 
     def summary(self) -> dict:
         sst = self.partition.sst()
@@ -151,9 +166,11 @@ class PortfolioResult:
                           "time_limited": self.time_limited, "skipped": list(self.skipped),
                           "stages": dict(self.stages)},
                "searches": list(self.searches), "polish": dict(self.polish),
-               "portfolio_seed": self.seed}
+               "portfolio_seed": self.seed, "success": self.success, "message": self.message}
         if self.lower_bound is not None:
-            out.update(lower_bound=self.lower_bound, gap=self.gap, status=self.status,
+            status = self.status
+            out.update(lower_bound=self.lower_bound, gap=self.gap,
+                       status=None if status is None else status.value,
                        bound_method=self.bound_method)
         return out
 

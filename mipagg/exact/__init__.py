@@ -2,9 +2,15 @@
 
 ``master`` (restricted master LP (9) kept warm in HiGHS, integer master),
 ``pricing`` (heuristic, enumeration, ILP), ``rounding`` (SRH and MSTH),
-``colgen`` (the MicroaggregationHeuristicMP loop and its result object),
-``bounds`` (certified Lagrangian bound, gap (15), reduced-cost column
-enumeration), ``reference`` (brute-force checks).  Solvers are imported only
-inside this subpackage.  Entry point: :func:`mipagg.exact.colgen.column_generation`
-(method ``cg``).
+``colgen`` (the MicroaggregationHeuristicMP loop as the object
+``ColumnGeneration`` and its result), ``bp`` (``BranchAndPrice``: the same root,
+then cuts, dive, gap closing and the tree), ``node`` (the column-generation loop
+of one node), ``settings`` (``CGSettings``, ``BPSettings``, ``StopCriterion``),
+``rules`` (pluggable branching rules, node selection, cut families),
+``gapclosing``, ``bounds`` (certified Lagrangian bound, gap (15), reduced-cost
+column enumeration), ``reference`` (brute-force checks).  Solvers are imported
+only inside this subpackage.  Entry points:
+:func:`mipagg.exact.colgen.column_generation` (method ``cg``) and
+:func:`mipagg.exact.bp.branch_and_price` (method ``bp``); how to extend them:
+docs/developer.md.
 """

@@ -40,30 +40,43 @@ singleton columns), so the branching is complete.
 
 from __future__ import annotations
 
-import heapq
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..heuristics._common import as_rows
+from ..improve import local_search, split_large_groups
 from ..partition import Partition
-from ..univariate import check_k
+from ..status import Status, summary_fields
 from .bounds import gap, neighbour_bound
-from .colgen import (Rounder, _close_gap, _initial_partition, _lp_algorithm, _settings,
-                     auto_max_columns, default_threads)
-from .master import MasterProblem, cluster_weight, set_partitioning_mip, squared_distances
+from .colgen import ColumnGeneration, Rounder, initial_partition
+from .gapclosing import close_gap_by_enumeration
+from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .node import solve_node
 from .pricing.constraints import PricingConstraints
-from .pricing.rounds import PricingContext
+from .rules import (
+    BRANCHING_RULES,
+    CUT_FAMILIES,
+    NODE_SELECTIONS,
+    Node,
+    branching_pair,
+    load,
+    pair_weights,
+)
+from .settings import BPSettings, StopCriterion, merge_settings
 
-__all__ = ["branch_and_price", "BranchAndPriceResult", "branching_pair", "pair_weights", "dive"]
+__all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
+           "branching_pair", "pair_weights", "dive"]
 
 # Root gap closing's own limit under a time limit: beyond it the root MIP rarely
 # finishes, and node gap closing in the tree proves those instances sooner
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
+
+_SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "root_lp_bound",
+            "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
+            "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
+            "node_closings", "nodes_enumerated")
 
 
 @dataclass
@@ -72,7 +85,9 @@ class BranchAndPriceResult:
 
     ``status``: "optimal" (tree closed, or the global bound reached the best
     SSE within ``gap_tol``), "time_limit" or "node_limit" (the best partition
-    and the certified global bound so far).  ``lower_bound``: certified
+    and the certified global bound so far); a :class:`~mipagg.status.Status`,
+    equal to its word.  ``success``: status optimal; ``message`` says why it
+    stopped.  ``lower_bound``: certified
     (at worst the pricing-free neighbour bound,
     :func:`~mipagg.exact.bounds.neighbour_bound`).  ``root_lp_bound``: the
     root's certified bound before cuts (the LP bound once column generation
@@ -85,7 +100,7 @@ class BranchAndPriceResult:
     partition: Partition
     sse: float
     lower_bound: float | None
-    status: str
+    status: Status
     nodes: int
     open_nodes: int
     root_lp_bound: float | None
@@ -105,6 +120,22 @@ class BranchAndPriceResult:
     nodes_enumerated: int = 0       # nodes closed by them
     log: list = field(default_factory=list)
 
+    def __post_init__(self):
+        self.status = Status(self.status)
+
+    @property
+    def exact(self) -> bool:
+        return self.status == Status.OPTIMAL
+
+    @property
+    def success(self) -> bool:
+        """The partition is proven optimal."""
+        return self.exact
+
+    @property
+    def message(self) -> str:
+        return self.status.message
+
     @property
     def gap(self) -> float | None:
         return gap(self.sse, self.lower_bound)
@@ -118,58 +149,10 @@ class BranchAndPriceResult:
         return (cut - lp) / (self.sse - lp)
 
     def summary(self) -> dict:
-        return {"lower_bound": self.lower_bound, "status": self.status,
-                "exact": self.status == "optimal", "gap": self.gap,
-                "nodes": self.nodes, "open_nodes": self.open_nodes,
-                "root_lp_bound": self.root_lp_bound, "root_cut_bound": self.root_cut_bound,
-                "cuts": self.cuts, "cut_rounds": self.cut_rounds, "dive_steps": self.dive_steps,
-                "cut_gap_closed": self.cut_gap_closed, "closed_by": self.closed_by,
-                "iterations": self.iterations, "columns": self.columns,
-                "max_depth": self.max_depth, "gap_closing": self.gap_closing,
-                "threads": self.threads, "stabilization": self.stabilization,
-                "node_closings": self.node_closings, "nodes_enumerated": self.nodes_enumerated,
-                **{f"time_{k}": v for k, v in self.seconds.items()}}
-
-
-@dataclass(order=True)
-class _Node:
-    bound: float
-    depth_key: int                      # −depth: deeper first on equal bounds
-    ident: int
-    together: tuple = field(compare=False, default=())
-    apart: tuple = field(compare=False, default=())
-
-    @property
-    def depth(self) -> int:
-        return -self.depth_key
-
-
-def pair_weights(columns, x, n: int, eps: float = 1e-9):
-    """z_ij = Σ_{C ∋ i, j} x_C over the master solution, as a sparse (n, n)
-    upper-triangular matrix without diagonal (COO)."""
-    from scipy.sparse import csc_matrix, triu
-
-    x = np.asarray(x, dtype=float)
-    keep = np.flatnonzero(x > eps)
-    if keep.size == 0:
-        return triu(csc_matrix((n, n)), k=1).tocoo()
-    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
-    start = np.concatenate(([0], np.cumsum([c.size for c in cols]))).astype(np.int64)
-    A = csc_matrix((np.ones(start[-1]), np.concatenate(cols), start), shape=(n, keep.size))
-    Z = A.multiply(x[keep][None, :]) @ A.T
-    return triu(Z, k=1).tocoo()
-
-
-def branching_pair(columns, x, n: int, eps: float = 1e-6):
-    """The Ryan–Foster pair (i, j), i < j, whose weight z_ij is closest to ½,
-    ties broken by the smaller (i, j); ``None`` when every z_ij is 0 or 1."""
-    Z = pair_weights(columns, x, n)
-    frac = (Z.data > eps) & (Z.data < 1 - eps)
-    if not frac.any():
-        return None
-    rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
-    order = np.lexsort((cols, rows, np.abs(vals - 0.5)))
-    return int(rows[order[0]]), int(cols[order[0]])
+        out = summary_fields(self, _SUMMARY)
+        out.update({f"time_{k}": v for k, v in self.seconds.items()})
+        out.update(success=self.success, message=self.message)
+        return out
 
 
 def _integral(sol, eps=1e-6) -> bool:
@@ -181,7 +164,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
-                     stabilization="auto", alpha=0.5, gap_tol=1e-6,
+                     stabilization="auto", alpha=0.5, gap_tol=1e-6, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -213,6 +196,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     max_columns, threads, lp_algorithm, stabilization, alpha : as in
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way).
+    settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
+        a TOML table) holding these options at once, and the branching rule
+        and node selection by name; keyword options that differ from their
+        defaults override it.
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -223,264 +210,326 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [3.], [10.], [11.], [12.], [20.], [21.]])
     >>> r = branch_and_price(X, 2)
-    >>> r.status, round(r.sse, 4), round(r.lower_bound, 4)
-    ('optimal', 3.5, 3.5)
+    >>> str(r.status), round(r.sse, 4), round(r.lower_bound, 4), r.success
+    ('optimal', 3.5, 3.5, True)
     """
-    from ..heuristics.mdav import mdav_groups
-    from ..heuristics.vmdav import vmdav
-    from ..improve import local_search, split_large_groups
-    from ..progress import Progress
+    settings = merge_settings(BPSettings, settings, dict(
+        time_limit=time_limit, node_limit=node_limit, cuts=cuts, max_cut_rounds=max_cut_rounds,
+        cuts_per_round=cuts_per_round, min_violation=min_violation, tail_off=tail_off,
+        close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
+        close_gap_time=close_gap_time, node_close_max_columns=node_close_max_columns,
+        mip_time=mip_time, dive_time=dive_time, max_columns=max_columns, threads=threads,
+        lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol))
+    return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
-    t_start = time.perf_counter()
-    X = as_rows(X)
-    n = X.shape[0]
-    k = check_k(k, n)
-    settings = _settings("auto", stabilization, alpha, True, time_limit, None, "measured",
-                         auto_max_columns(max_columns, n, k), gap_tol, k)
-    if node_limit is not None and (int(node_limit) != node_limit or node_limit < 1):
-        raise ParameterError(f"node_limit must be a positive integer, got {node_limit!r}")
-    if max_cut_rounds < 0 or (cuts_per_round is not None and cuts_per_round < 1):
-        raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
-    algorithm = _lp_algorithm(lp_algorithm, k)
-    deadline = None if time_limit is None else t_start + float(time_limit)
-    if mip_time is None:
-        mip_time = 60.0 if time_limit is None else min(60.0, 0.1 * float(time_limit))
-    if dive_time is None:
-        dive_time = 120.0 if time_limit is None else min(600.0, 0.15 * float(time_limit))
-    if close_gap_time is None and time_limit is not None:
-        close_gap_time = min(ROOT_CLOSE_SECONDS, 0.25 * float(time_limit))
-    cuts_per_round = max(20, n // 5) if cuts_per_round is None else int(cuts_per_round)
-    D = squared_distances(X)
-    ctx = PricingContext(D, k, threads=default_threads() if threads is None else threads)
-    progress = Progress("bp", enabled=verbose)
 
-    # incumbent: MDAV, V-MDAV, the initial partition, polished
-    groups_mdav = mdav_groups(X, k)
-    p_vmdav = vmdav(X, k)
-    def polish(p):
-        q = local_search(X, p, k)
-        return split_large_groups(X, q, k) if q.sizes.max() >= 2 * k else q
+class BranchAndPrice(ColumnGeneration):
+    """One run of ``bp``: the root of :class:`~mipagg.exact.colgen.ColumnGeneration`
+    (with a cutoff at the incumbent), then the phases :meth:`cut_rounds`,
+    :meth:`dive_phase`, :meth:`close_root_gap`, :meth:`pool_mip` and
+    :meth:`explore_tree`; the tree's state (open nodes, counts, incumbent,
+    bounds) is held in fields.  The branching rule, node selection and cut
+    family are objects named in the settings (:mod:`mipagg.exact.rules`)."""
 
-    rounder = Rounder(X, D, k, Partition.from_groups(groups_mdav, X), polish=polish)
-    rounder.offer(p_vmdav)
-    seeds = [groups_mdav, p_vmdav.groups()]
-    if initial is not None:
-        p0 = _initial_partition(initial, X, k)
-        seeds.append(p0.groups())
-        rounder.offer(p0)
-    master = MasterProblem(X, D, artificial_cost=rounder.best_sse + 1.0, algorithm=algorithm)
-    for groups in seeds + [rounder.best.groups()]:
-        master.add_columns(groups)
+    name = "bp"
 
-    tol_abs = ctx.tol * n
+    def __init__(self, X, k, settings: BPSettings, *, initial=None, verbose=False):
+        super().__init__(X, k, settings, initial=initial, verbose=verbose)
+        st, limit = settings, settings.time_limit
+        self.stop.node_limit = st.node_limit
+        self.mip_time = st.mip_time if st.mip_time is not None else \
+            (60.0 if limit is None else min(60.0, 0.1 * float(limit)))
+        self.dive_time = st.dive_time if st.dive_time is not None else \
+            (120.0 if limit is None else min(600.0, 0.15 * float(limit)))
+        self.close_gap_time = st.close_gap_time
+        if self.close_gap_time is None and limit is not None:
+            self.close_gap_time = min(ROOT_CLOSE_SECONDS, 0.25 * float(limit))
+        self.cuts_per_round = max(20, self.n // 5) if st.cuts_per_round is None \
+            else int(st.cuts_per_round)
+        self.tol_abs = self.ctx.tol * self.n
+        self.branching = load(BRANCHING_RULES, st.branching)()
+        self.open = load(NODE_SELECTIONS, st.node_selection)()
+        self.cut_families = [load(CUT_FAMILIES, name)() for name in st.cut_families]
+        self.cut_rounds_done = self.dive_steps = 0
+        self.nodes, self.max_depth, self.ident = 1, 0, 0
+        self.gap_closing, self.closed_by, self.pool_mip_done = "not_needed", None, False
+        self.tree_status: str | None = None
 
-    def cutoff():
-        return rounder.best_sse - max(tol_abs, gap_tol * abs(rounder.best_sse))
+    def start(self, initial) -> None:
+        """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
+        holds their groups and an artificial column of cost UB₀ + 1."""
+        from ..heuristics.mdav import mdav_groups
+        from ..heuristics.vmdav import vmdav
 
-    def closed(lb):
-        return lb is not None and lb >= cutoff()
+        X, k = self.X, self.k
+        groups_mdav = mdav_groups(X, k)
+        p_vmdav = vmdav(X, k)
+        self.rounder = Rounder(X, self.D, k, Partition.from_groups(groups_mdav, X),
+                               polish=self.polish)
+        self.rounder.offer(p_vmdav)
+        seeds = [groups_mdav, p_vmdav.groups()]
+        if initial is not None:
+            p0 = initial_partition(initial, X, k)
+            seeds.append(p0.groups())
+            self.rounder.offer(p0)
+        self.master = MasterProblem(X, self.D, artificial_cost=self.rounder.best_sse + 1.0,
+                                    algorithm=self.algorithm)
+        for groups in seeds + [self.rounder.best.groups()]:
+            self.master.add_columns(groups)
+        self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
+                        "tree": 0.0, "node_close": 0.0}
 
-    seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-               "tree": 0.0, "node_close": 0.0}
-    iterations = 0
+    def polish(self, p: Partition) -> Partition:
+        """Local search (:mod:`mipagg.improve`), then groups of 2k+ split."""
+        q = local_search(self.X, p, self.k)
+        return split_large_groups(self.X, q, self.k) if q.sizes.max() >= 2 * self.k else q
 
-    def run_node(cons, start_bound, depth):
-        nonlocal iterations
-        res = solve_node(master, ctx, cons, settings, deadline=deadline, cutoff=cutoff,
-                         on_solution=lambda sol: rounder(master, sol),
-                         best_sse=rounder.best_sse, start_iteration=iterations,
-                         progress=progress if depth == 0 else None)
-        iterations += res.iterations
+    # ------------------------------------------------------------ helpers
+
+    def cutoff(self) -> float:
+        best = self.rounder.best_sse
+        return best - max(self.tol_abs, self.settings.gap_tol * abs(best))
+
+    def closed(self, lb) -> bool:
+        return lb is not None and lb >= self.cutoff()
+
+    def run_node(self, cons, start_bound, depth):
+        """Column generation at a node; returns (node result, node bound);
+        an integral master solution is offered to the incumbent."""
+        res = self.solve(cons, cutoff=self.cutoff, start_iteration=self.iterations,
+                         progress=self.progress if depth == 0 else None)
+        self.iterations += res.iterations
         b = res.stop.bound
         bound = start_bound if b is None else max(b, start_bound)
         if res.solution is not None and _integral(res.solution):
             sol = res.solution
-            cols = master.columns[:sol.x.size]
-            rounder.offer(Partition.from_groups([cols[j] for j in np.flatnonzero(sol.x > 0.5)],
-                                                X))
+            cols = self.master.columns[:sol.x.size]
+            self.rounder.offer(Partition.from_groups(
+                [cols[j] for j in np.flatnonzero(sol.x > 0.5)], self.X))
         return res, bound
 
-    # ---- root: column generation, then subset-row cut rounds
-    t0 = time.perf_counter()
-    res, root_bound = run_node(ctx.none, neighbour_bound(D, k, ctx.edge_sums), 0)
-    # the root's certified bound before cuts (the neighbour bound when column
-    # generation certified nothing better, e.g. stopped early at large k)
-    root_lp_bound = root_bound
-    seconds["root"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    cut_rounds = 0
-    while (cuts and cut_rounds < max_cut_rounds and res.stop.reason in ("converged", "cutoff")
-           and res.solution is not None and not closed(root_bound)):
-        sol = res.solution
-        found = separate_cuts(master, sol, n, cuts_per_round, min_violation)
-        if not found:
-            break
-        master.add_cuts(found)
-        cut_rounds += 1
-        before = root_bound
-        res, root_bound = run_node(ctx.none, root_bound, 0)
-        progress.update(phase="cuts", round=cut_rounds, cuts=len(master.cuts),
-                        lb=root_bound, ub=rounder.best_sse)
-        if res.stop.reason not in ("converged", "cutoff"):
-            break
-        if root_bound - before < tail_off * (rounder.best_sse - before):
-            break
-    root_cut_bound = root_bound
-    seconds["cuts"] = time.perf_counter() - t0
-    root_res = res
-    rounder.finish()
+    def global_bound(self) -> float:
+        return min(self.open.bounds() + [self.rounder.best_sse])
 
-    # ---- root diving heuristic: fix columns, re-price, until integral
-    t0 = time.perf_counter()
-    dive_steps = 0
-    if dive_time and not closed(root_bound) and root_res.solution is not None:
-        end = t0 + dive_time if deadline is None else min(deadline, t0 + dive_time)
-        dive_steps = dive(master, ctx, settings, rounder, X, end)
-    seconds["dive"] = time.perf_counter() - t0
+    # ------------------------------------------------------------ phases
 
-    # ---- root gap closing: enumerate every cluster below UB − LB
-    gap_closing, closed_by = "not_needed", None
-    pool_mip_done = False
+    def root_column_generation(self) -> None:
+        """Column generation at the root from the neighbour bound; its
+        certified bound before cuts is ``root_lp_bound``."""
+        t0 = time.perf_counter()
+        start = neighbour_bound(self.D, self.k, self.ctx.edge_sums)
+        self.root, self.root_bound = self.run_node(self.ctx.none, start, 0)
+        self.root_lp_bound = self.root_bound
+        self.seconds["root"] = time.perf_counter() - t0
 
-    def _root_mip():
-        nonlocal pool_mip_done
-        pool_mip_done = True
-        budget = mip_time if deadline is None else min(mip_time, deadline - time.perf_counter())
-        if budget > 0.5:
-            _pool_mip(master, rounder, X, k, budget)
+    def cut_rounds(self) -> None:
+        """Rounds of cuts, each followed by column generation, until none is
+        violated, the root is closed or a round closes < ``tail_off`` of the gap."""
+        t0, st, res = time.perf_counter(), self.settings, self.root
+        while (st.cuts and self.cut_rounds_done < st.max_cut_rounds
+               and res.stop.reason in ("converged", "cutoff")
+               and res.solution is not None and not self.closed(self.root_bound)):
+            found = [c for fam in self.cut_families for c in
+                     fam.separate(self.master, res.solution, self.n, self.cuts_per_round,
+                                  st.min_violation)]
+            if not found:
+                break
+            self.master.add_cuts(found)
+            self.cut_rounds_done += 1
+            before = self.root_bound
+            res, self.root_bound = self.run_node(self.ctx.none, self.root_bound, 0)
+            self.progress.update(phase="cuts", round=self.cut_rounds_done,
+                                 cuts=len(self.master.cuts), lb=self.root_bound,
+                                 ub=self.rounder.best_sse)
+            if res.stop.reason not in ("converged", "cutoff"):
+                break
+            if self.root_bound - before < st.tail_off * (self.rounder.best_sse - before):
+                break
+        self.root_cut_bound = self.root_bound
+        self.seconds["cuts"] = time.perf_counter() - t0
+        self.root = res
+        self.rounder.finish()
 
-    t0, mip0 = time.perf_counter(), seconds["mip"]
-    stop = root_res.stop
-    gc_deadline = deadline
-    if close_gap_time is not None:
-        gc_deadline = min(deadline or np.inf, t0 + float(close_gap_time))
-    if closed(root_bound):
-        closed_by = "root"
-    elif not close_gap:
-        gap_closing = "disabled"
-    elif stop.reason == "converged" and stop.duals is not None and stop.bound is not None:
-        cons = _cut_constraints(master, n, stop.cut_duals)
+    def dive_phase(self) -> None:
+        """The diving heuristic (:func:`dive`) within ``dive_time``."""
+        t0 = time.perf_counter()
+        if self.dive_time and not self.closed(self.root_bound) and \
+                self.root.solution is not None:
+            end = t0 + self.dive_time if self.stop.deadline is None \
+                else min(self.stop.deadline, t0 + self.dive_time)
+            self.dive_steps = dive(self.master, self.ctx, self.loop, self.rounder, self.X, end)
+        self.seconds["dive"] = time.perf_counter() - t0
+
+    def close_root_gap(self) -> None:
+        """Enumerate every cluster below UB − LB at the root's certified duals
+        and solve the integer master over them (module docstring)."""
+        t0, mip0 = time.perf_counter(), self.seconds["mip"]
+        stop = self.root.stop
+        gc_stop = self.stop if self.close_gap_time is None else \
+            self.stop.until(t0 + float(self.close_gap_time))
+        if self.closed(self.root_bound):
+            self.closed_by = "root"
+        elif not self.settings.close_gap:
+            self.gap_closing = "disabled"
+        elif stop.reason == "converged" and stop.duals is not None and stop.bound is not None:
+            self._close_root(stop, gc_stop.deadline)
+        else:
+            self.gap_closing = "skipped"
+        self.seconds["close_gap"] = time.perf_counter() - t0 - (self.seconds["mip"] - mip0)
+
+    def _close_root(self, stop, deadline) -> None:
+        """Gap closing at the root; a second attempt only after the pool MIP
+        improved the incumbent."""
+        cons = _cut_constraints(self.master, self.n, stop.cut_duals)
+        rounder = self.rounder
         for attempt in range(2):
-            # second attempt only after the pool MIP improved the incumbent
-            gap_closing, opt, bound = _close_gap(
-                D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best,
-                close_gap_max_columns, gc_deadline, constraints=cons, ctx=ctx)
+            self.gap_closing, opt, bound = close_gap_by_enumeration(
+                self.D, self.X, self.k, stop.duals, rounder.best_sse - stop.bound + self.tol_abs,
+                rounder.best, self.settings.close_gap_max_columns, deadline, constraints=cons,
+                ctx=self.ctx)
             if opt is not None:
                 rounder.offer(opt)
-            if gap_closing == "optimal":
-                root_bound = max(root_bound, rounder.best_sse)
-                closed_by = "gap_closing"
+            if self.gap_closing == "optimal":
+                self.root_bound = max(self.root_bound, rounder.best_sse)
+                self.closed_by = "gap_closing"
                 break
             if bound is not None:
-                root_bound = max(root_bound, min(bound, rounder.best_sse))
-            if attempt == 1 or gap_closing not in ("too_many_columns", "too_many_nodes"):
+                self.root_bound = max(self.root_bound, min(bound, rounder.best_sse))
+            if attempt == 1 or self.gap_closing not in ("too_many_columns", "too_many_nodes"):
                 break
             before = rounder.best_sse
-            seconds["mip"] += _timed(lambda: _root_mip())
-            if rounder.best_sse >= before or closed(root_bound):
+            self.pool_mip()
+            if rounder.best_sse >= before or self.closed(self.root_bound):
                 break
-    else:
-        gap_closing = "skipped"
-    seconds["close_gap"] = time.perf_counter() - t0 - (seconds["mip"] - mip0)
 
-    # ---- root primal heuristic (price-and-branch): integer master over the pool
-    if not closed(root_bound) and mip_time > 0 and not pool_mip_done:
-        seconds["mip"] += _timed(_root_mip)
+    def pool_mip(self) -> None:
+        """Price-and-branch: the integer master over the column pool
+        (:func:`_pool_mip`) within ``mip_time``."""
+        t0 = time.perf_counter()
+        self.pool_mip_done = True
+        left = self.stop.left()
+        budget = self.mip_time if left is None else min(self.mip_time, left)
+        if budget > 0.5:
+            _pool_mip(self.master, self.rounder, self.X, self.k, budget)
+        self.seconds["mip"] += time.perf_counter() - t0
 
-    # ---- tree: best bound first, Ryan–Foster branching
-    t0 = time.perf_counter()
-    nodes, max_depth, ident = 1, 0, 0
-    heap: list[_Node] = []
-    closer = _NodeClosing(node_close_max_columns, rounder.best_sse - root_bound)
-    status = None
-    if root_res.stop.reason == "time_limit" or (deadline is not None
-                                                 and time.perf_counter() >= deadline):
-        status = "time_limit"
-    if not closed(root_bound) and status is None:
-        pair = None if root_res.solution is None else branching_pair(
-            master.columns[:root_res.solution.x.size], root_res.solution.x, n)
-        if pair is not None:
-            for child in _children(pair, (), (), root_bound, 1, ident):
-                heapq.heappush(heap, child)
-            ident += 2
-    while heap and status is None:
-        node = heap[0]
-        if node.bound >= cutoff():
-            heapq.heappop(heap)
-            continue
-        if deadline is not None and time.perf_counter() >= deadline:
-            status = "time_limit"
-            break
-        if node_limit is not None and nodes >= node_limit:
-            status = "node_limit"
-            break
-        heapq.heappop(heap)
-        cons = PricingConstraints.build(n, together=node.together, apart=node.apart)
-        if not cons.feasible:
-            continue
-        master.set_allowed(master.allowed_under(cons.together, cons.apart))
-        res, bound = run_node(cons, node.bound, node.depth)
-        nodes += 1
-        max_depth = max(max_depth, node.depth)
-        if res.stop.reason == "time_limit":
-            heapq.heappush(heap, _Node(bound, node.depth_key, node.ident, node.together,
-                                       node.apart))
-            status = "time_limit"
-            break
-        if bound >= cutoff() or res.solution is None:
-            continue
-        g = rounder.best_sse - res.stop.bound
-        if res.stop.reason == "converged" and closer.wants(g):
-            t1 = time.perf_counter()
-            outcome, node_bound = _close_node(D, X, k, master, res.stop, node, rounder,
-                                              tol_abs, node_close_max_columns, deadline, ctx)
-            seconds["node_close"] += time.perf_counter() - t1
-            closer.record(outcome, g)
-            if outcome == "optimal":
+    def explore_tree(self) -> None:
+        """Process open nodes in the order of the node selection until none
+        is left below the cutoff or a limit is hit (``tree_status``)."""
+        t0 = time.perf_counter()
+        root = self.root
+        self.closer = _NodeClosing(self.settings.node_close_max_columns,
+                                   self.rounder.best_sse - self.root_bound)
+        if root.stop.reason == "time_limit" or self.stop.expired():
+            self.tree_status = "time_limit"
+        if not self.closed(self.root_bound) and self.tree_status is None \
+                and root.solution is not None:
+            self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
+        while len(self.open) and self.tree_status is None:
+            node = self.open.peek()
+            if node.bound >= self.cutoff():
+                self.open.pop()
                 continue
+            if self.stop.expired():
+                self.tree_status = "time_limit"
+                break
+            if self.stop.nodes_exhausted(self.nodes):
+                self.tree_status = "node_limit"
+                break
+            self.open.pop()
+            self.process(node)
+        self.master.set_allowed(None)
+        self.seconds["tree"] = time.perf_counter() - t0
+        self.rounder.finish()
+
+    def process(self, node: Node) -> None:
+        """Column generation at ``node``, gap closing when its gap is small,
+        else branching."""
+        cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart)
+        if not cons.feasible:
+            return
+        self.master.set_allowed(self.master.allowed_under(cons.together, cons.apart))
+        res, bound = self.run_node(cons, node.bound, node.depth)
+        self.nodes += 1
+        self.max_depth = max(self.max_depth, node.depth)
+        if res.stop.reason == "time_limit":
+            self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart))
+            self.tree_status = "time_limit"
+            return
+        if bound >= self.cutoff() or res.solution is None:
+            return
+        g = self.rounder.best_sse - res.stop.bound
+        if res.stop.reason == "converged" and self.closer.wants(g):
+            t1 = time.perf_counter()
+            outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
+                                              node, self.rounder, self.tol_abs,
+                                              self.settings.node_close_max_columns,
+                                              self.stop.deadline, self.ctx)
+            self.seconds["node_close"] += time.perf_counter() - t1
+            self.closer.record(outcome, g)
+            if outcome == "optimal":
+                return
             if node_bound is not None:
                 bound = max(bound, node_bound)
-                if bound >= cutoff():
-                    continue
-        pair = branching_pair(master.columns[:res.solution.x.size], res.solution.x, n)
-        if pair is None:      # integral (offered above) or artificial: nothing below
-            continue
-        for child in _children(pair, node.together, node.apart, bound, node.depth + 1, ident):
-            heapq.heappush(heap, child)
-        ident += 2
-        progress.update(nodes=nodes, open=len(heap), enumerated=closer.succeeded,
-                        lb=_global_bound(heap, rounder.best_sse),
-                        ub=rounder.best_sse,
-                        gap=gap(rounder.best_sse, _global_bound(heap, rounder.best_sse)))
-    master.set_allowed(None)
-    seconds["tree"] = time.perf_counter() - t0
-    rounder.finish()
+                if bound >= self.cutoff():
+                    return
+        if not self.branch(node, res.solution, bound):
+            return      # integral (offered) or artificial: nothing below
+        lb = self.global_bound()
+        self.progress.update(nodes=self.nodes, open=len(self.open),
+                             enumerated=self.closer.succeeded, lb=lb, ub=self.rounder.best_sse,
+                             gap=gap(self.rounder.best_sse, lb))
 
-    open_nodes = [nd for nd in heap if nd.bound < cutoff()]
-    if status is None:                      # the tree is exhausted (or was never needed)
-        status, lower = "optimal", rounder.best_sse
-        closed_by = closed_by or ("tree" if nodes > 1 else "root")
-    else:
-        lower = min([nd.bound for nd in open_nodes] + [root_bound if not heap and nodes == 1
-                                                       else rounder.best_sse])
-        lower = min(lower, rounder.best_sse)
-        if not np.isfinite(lower):
-            lower = None
-        elif closed(lower):
-            status, closed_by = "optimal", closed_by or "tree"
-    total = time.perf_counter() - t_start
-    seconds.update(total=total, rounding=rounder.seconds,
-                   overrun=0.0 if time_limit is None else max(0.0, total - time_limit))
-    progress.done(status=status, nodes=nodes, lb=lower, ub=rounder.best_sse)
-    return BranchAndPriceResult(
-        partition=rounder.best, sse=rounder.best_sse, lower_bound=lower, status=status,
-        nodes=nodes, open_nodes=len(open_nodes), root_lp_bound=root_lp_bound,
-        root_cut_bound=root_cut_bound, cuts=len(master.cuts), cut_rounds=cut_rounds,
-        dive_steps=dive_steps,
-        closed_by=closed_by if status == "optimal" else None, iterations=iterations,
-        columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
-        seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
-        node_closings=closer.tried, nodes_enumerated=closer.succeeded)
+    def branch(self, node: Node, solution, bound: float) -> bool:
+        """Push the children the branching rule makes of ``node``; False when
+        it finds nothing to branch on."""
+        decision = self.branching.choose(self, node, solution)
+        if decision is None:
+            return False
+        for i, (together, apart) in enumerate(decision.children):
+            self.open.push(Node(bound, -(node.depth + 1), self.ident + i, together, apart))
+        self.ident += len(decision.children)
+        return True
+
+    def result(self) -> BranchAndPriceResult:
+        rounder, best = self.rounder, self.rounder.best_sse
+        cutoff = self.cutoff()
+        open_bounds = [b for b in self.open.bounds() if b < cutoff]
+        status, closed_by = self.tree_status, self.closed_by
+        if status is None:                  # the tree is exhausted (or was never needed)
+            status, lower = "optimal", best
+            closed_by = closed_by or ("tree" if self.nodes > 1 else "root")
+        else:
+            rest = self.root_bound if not len(self.open) and self.nodes == 1 else best
+            lower = min(min(open_bounds + [rest]), best)
+            if not np.isfinite(lower):
+                lower = None
+            elif self.closed(lower):
+                status, closed_by = "optimal", closed_by or "tree"
+        total = time.perf_counter() - self.t_start
+        self.seconds.update(total=total, rounding=rounder.seconds,
+                            overrun=self.stop.overrun(total))
+        self.progress.done(status=status, nodes=self.nodes, lb=lower, ub=best)
+        return BranchAndPriceResult(
+            partition=rounder.best, sse=best, lower_bound=lower, status=status,
+            nodes=self.nodes, open_nodes=len(open_bounds), root_lp_bound=self.root_lp_bound,
+            root_cut_bound=self.root_cut_bound, cuts=len(self.master.cuts),
+            cut_rounds=self.cut_rounds_done, dive_steps=self.dive_steps,
+            closed_by=closed_by if status == "optimal" else None, iterations=self.iterations,
+            columns=len(self.master.columns), max_depth=self.max_depth,
+            gap_closing=self.gap_closing, seconds=self.seconds, threads=self.ctx.threads,
+            stabilization=self.loop.stabilization, node_closings=self.closer.tried,
+            nodes_enumerated=self.closer.succeeded)
+
+    def run(self) -> BranchAndPriceResult:
+        self.root_column_generation()
+        self.cut_rounds()
+        self.dive_phase()
+        self.close_root_gap()
+        if not self.closed(self.root_bound) and self.mip_time > 0 and not self.pool_mip_done:
+            self.pool_mip()
+        self.explore_tree()
+        return self.result()
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:
@@ -512,7 +561,7 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
 
     try:
         while time.perf_counter() < end:
-            res = solve_node(master, ctx, ctx.none, st, deadline=end,
+            res = solve_node(master, ctx, ctx.none, st, stop=StopCriterion(deadline=end),
                              fixed_rows=fixed_rows if fixed else None,
                              on_solution=lambda sol: rounder(master, sol),
                              best_sse=rounder.best_sse)
@@ -576,31 +625,6 @@ def _complete(groups, X) -> Partition:
     return Partition(labels, X)
 
 
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def _children(pair, together, apart, bound, depth, ident):
-    """The two Ryan–Foster children of a node: records ``pair`` together, apart."""
-    return (_Node(bound, -depth, ident, together + (pair,), apart),
-            _Node(bound, -depth, ident + 1, together, apart + (pair,)))
-
-
-def _global_bound(heap, best):
-    return min([nd.bound for nd in heap] + [best])
-
-
-def separate_cuts(master, sol, n, max_cuts, min_violation):
-    """Subset-row cuts violated by the master solution ``sol`` (new ones only)."""
-    from .cuts import separate_subset_rows
-
-    found = separate_subset_rows(master.columns[:sol.x.size], sol.x, n, max_cuts=max_cuts,
-                                 min_violation=min_violation, existing=master.cuts)
-    return [t for t, _ in found]
-
-
 def _cut_constraints(master, n, cut_duals, together=(), apart=()):
     """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
     a node's branching pairs)."""
@@ -646,9 +670,9 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     the subtree proved by a time-limited MIP, or None.  Costs one enumeration
     per size (at most ``max_columns`` clusters in all) plus one MIP."""
     cons = _cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
-    outcome, opt, bound = _close_gap(D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs,
-                                     rounder.best, max_columns, deadline, constraints=cons,
-                                     ctx=ctx)
+    outcome, opt, bound = close_gap_by_enumeration(
+        D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
+        deadline, constraints=cons, ctx=ctx)
     if opt is not None:
         rounder.offer(opt)
     if outcome == "optimal" or bound is None:

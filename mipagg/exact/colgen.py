@@ -31,20 +31,30 @@ import numpy as np
 from ..errors import ParameterError
 from ..heuristics._common import as_rows
 from ..partition import Partition
+from ..status import Status, summary_fields
 from ..univariate import check_k
 from .bounds import gap, neighbour_bound
-from .master import LP_ALGORITHMS, MasterProblem, cluster_weight, squared_distances
-from .node import CGSettings, IterationLog, solve_node
+from .gapclosing import close_gap_by_enumeration
+from .master import MasterProblem, squared_distances
+from .node import IterationLog, solve_node
 from .pricing.rounds import PricingContext, PricingRound, pricing_round, table2_exact_mode
 from .rounding import distance_pair_order, rounding_mst, simple_rounding
+from .settings import (
+    PRICING_MODES,
+    ROUNDINGS,
+    STABILIZATIONS,
+    WENTGES_MIN_K,
+    CGSettings,
+    StopCriterion,
+    auto_max_columns,
+    merge_settings,
+    resolve_lp_algorithm,
+)
 
-__all__ = ["column_generation", "ColumnGenerationResult", "IterationLog", "table2_exact_mode",
-           "pricing_round", "PricingRound", "default_threads", "Rounder"]
-
-PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
-STABILIZATIONS = (None, "wentges", "neame", "auto")
-WENTGES_MIN_K = 10     # stabilization="auto": Wentges from this k on (docs/bench/cg_full.md)
-ROUNDINGS = ("adaptive", "every")
+__all__ = ["column_generation", "ColumnGenerationResult", "ColumnGeneration", "CGSettings",
+           "IterationLog", "table2_exact_mode", "pricing_round", "PricingRound",
+           "default_threads", "Rounder", "initial_partition", "neighbour_columns",
+           "auto_max_columns", "PRICING_MODES", "STABILIZATIONS", "WENTGES_MIN_K", "ROUNDINGS"]
 
 
 def default_threads() -> int:
@@ -88,7 +98,7 @@ class ColumnGenerationResult:
     sse: float
     lower_bound: float | None
     bound_source: str | None
-    status: str
+    status: Status
     exact: bool
     lp_value: float | None    # last master LP value (not a bound unless certified)
     lp_bound: float | None    # certified LP/Lagrangian bound before gap closing
@@ -108,6 +118,18 @@ class ColumnGenerationResult:
     threads: int = 1
     lp_algorithm: str = "primal"
 
+    def __post_init__(self):
+        self.status = Status(self.status)
+
+    @property
+    def success(self) -> bool:
+        """The loop converged (with or without a proof of optimality)."""
+        return self.status.success
+
+    @property
+    def message(self) -> str:
+        return self.status.message
+
     @property
     def gap(self) -> float | None:
         return gap(self.sse, self.lower_bound)
@@ -120,19 +142,20 @@ class ColumnGenerationResult:
                 "gap": gap(self.sse, lb)}
 
     def summary(self) -> dict:
-        return {"lower_bound": self.lower_bound, "bound_source": self.bound_source,
-                "status": self.status, "exact": self.exact, "lp_value": self.lp_value,
-                "lp_bound": self.lp_bound,
-                "iterations": self.iterations, "columns": len(self.columns),
-                "sse_mdav": self.sse_mdav, "sse_vmdav": self.sse_vmdav,
-                "sse_msth": self.sse_msth, "sse_srh": self.sse_srh, **self.gaps(),
-                "pricing": self.pricing, "stabilization": self.stabilization,
-                "gap_closing": self.gap_closing, "integral_master": self.integral_master,
-                "threads": self.threads, "lp_algorithm": self.lp_algorithm,
-                **{f"time_{k}": v for k, v in self.seconds.items()}}
+        out = summary_fields(self, ("lower_bound", "bound_source", "status", "exact",
+                                    "lp_value", "lp_bound", "iterations"))
+        out["columns"] = len(self.columns)
+        out.update(summary_fields(self, ("sse_mdav", "sse_vmdav", "sse_msth", "sse_srh")))
+        out.update(self.gaps())
+        out.update(summary_fields(self, ("pricing", "stabilization", "gap_closing",
+                                         "integral_master", "threads", "lp_algorithm")))
+        out.update({f"time_{k}": v for k, v in self.seconds.items()})
+        out.update(success=self.success, message=self.message)
+        return out
 
 
-def _initial_partition(initial, X, k) -> Partition:
+def initial_partition(initial, X, k) -> Partition:
+    """``initial`` (labels or a Partition) as a k-feasible Partition of X."""
     if isinstance(initial, Partition):
         p = Partition(initial.labels, X)
     else:
@@ -245,7 +268,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
                       initial=None, max_columns="auto", gamma=0.2, exact_rule="measured",
                       close_gap=True, close_gap_max_columns=100_000, threads=None,
                       rounding="adaptive", lp_algorithm="auto", warm_start=None,
-                      verbose=False) -> ColumnGenerationResult:
+                      settings=None, verbose=False) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
     (MicroaggregationHeuristicMP) plus a certified Lagrangian stop and an
     optional exact gap-closing step.
@@ -312,6 +335,9 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     warm_start : None (default) or "neighbours": also seed the master with
         every record and its η − 1 nearest neighbours for η = k..2k−1
         (:func:`neighbour_columns`, n·k columns).
+    settings : a :class:`~mipagg.exact.settings.CGSettings` (or a dict, e.g.
+        a TOML table) holding these options at once; keyword options that
+        differ from their defaults override it.
     verbose : progress lines on stderr (:class:`mipagg.progress.Progress`).
 
     Each iteration costs one warm LP solve, the rounding when due
@@ -323,100 +349,158 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [10.], [11.], [12.], [20.], [21.], [23.]])
     >>> r = column_generation(X, 3, pricing="enumeration")
-    >>> r.status, round(r.sse, 4), round(r.lower_bound, 4)
-    ('optimal', 8.6667, 8.6667)
+    >>> str(r.status), round(r.sse, 4), round(r.lower_bound, 4), r.success
+    ('optimal', 8.6667, 8.6667, True)
     """
-    from ..heuristics.mdav import mdav_groups
-    from ..heuristics.vmdav import vmdav
-    from ..progress import Progress
+    settings = merge_settings(CGSettings, settings, dict(
+        pricing=pricing, time_limit=time_limit, max_iterations=max_iterations,
+        stabilization=stabilization, alpha=alpha, lagrangian=lagrangian, gap_tol=gap_tol,
+        max_columns=max_columns, gamma=gamma, exact_rule=exact_rule, close_gap=close_gap,
+        close_gap_max_columns=close_gap_max_columns, threads=threads, rounding=rounding,
+        lp_algorithm=lp_algorithm, warm_start=warm_start))
+    return ColumnGeneration(X, k, settings, initial=initial, verbose=verbose).run()
 
-    t_start = time.perf_counter()
-    X = as_rows(X)
-    n = X.shape[0]
-    k = check_k(k, n)
-    settings = _settings(pricing, stabilization, alpha, lagrangian, time_limit, max_iterations,
-                         exact_rule, auto_max_columns(max_columns, n, k), gap_tol, k)
-    if rounding not in ROUNDINGS:
-        raise ParameterError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-    algorithm = _lp_algorithm(lp_algorithm, k)
-    deadline = None if time_limit is None else t_start + float(time_limit)
-    D = squared_distances(X)
-    ctx = PricingContext(D, k, threads=default_threads() if threads is None else threads)
-    tol = ctx.tol
 
-    # steps 1-4: MDAV, V-MDAV, best of them, initial columns
-    master = MasterProblem(X, D, algorithm=algorithm)
-    groups_mdav = mdav_groups(X, k)
-    p_mdav = Partition.from_groups(groups_mdav, X)
-    master.add_columns(groups_mdav)
-    p_vmdav = vmdav(X, k, gamma=gamma)
-    master.add_columns(p_vmdav.groups())
-    rounder = Rounder(X, D, k, p_mdav, schedule=rounding)
-    rounder.offer(p_vmdav)
-    if initial is not None:
-        p0 = _initial_partition(initial, X, k)
-        master.add_columns(p0.groups())
-        rounder.offer(p0)
-    if warm_start == "neighbours":
-        master.add_columns(neighbour_columns(D, k))
-    elif warm_start is not None:
-        raise ParameterError(f"warm_start must be None or 'neighbours', got {warm_start!r}")
-    progress = Progress("cg", enabled=verbose)
-    res = solve_node(master, ctx, ctx.none, settings, deadline=deadline,
-                     max_iterations=max_iterations, on_solution=lambda sol: rounder(master, sol),
-                     best_sse=rounder.best_sse, progress=progress)
-    t0 = time.perf_counter()
-    rounder.finish()
-    res.seconds["rounding"] += time.perf_counter() - t0
-    stop = res.stop
-    status = {"cutoff": "converged"}.get(stop.reason, stop.reason)
-    best_lb, bound_source = stop.bound, stop.bound_source
-    if stop.bound is None and status in ("time_limit", "iteration_limit"):
-        # nothing certified by pricing yet: the pricing-free bound of last resort
-        best_lb, bound_source = neighbour_bound(D, k, ctx.edge_sums), "neighbour"
+class ColumnGeneration:
+    """One run of ``cg``: the root of the search tree, without cuts or tree
+    (:class:`~mipagg.exact.bp.BranchAndPrice` extends it with both).
 
-    # beyond the seed: close the remaining gap by enumerating every cluster whose
-    # reduced cost at the certified duals is below UB − LB and solving the integer
-    # set-partitioning problem over them (plus the best partition's groups)
-    best, best_sse = rounder.best, rounder.best_sse
+    The state of the run is held in fields: the data (``X``, ``D``, ``n``,
+    ``k``), the pricing context ``ctx``, the restricted ``master``, the
+    ``rounder`` (incumbent), the ``stop`` criterion and the resolved
+    ``loop`` options.  Phases: :meth:`start` (initial heuristics and
+    columns), :meth:`root_column_generation`, :meth:`close_root_gap`, then
+    :meth:`result`; :meth:`run` does them in order."""
 
-    def close(a, b):
-        return a >= b - gap_tol * max(abs(b), 1e-12)
+    name = "cg"
 
-    gap_closing, t_close, lp_bound = "not_needed", 0.0, best_lb
-    if best_lb is not None and not close(best_lb, best_sse):
-        gap_closing = "disabled" if not close_gap else "skipped"
-        if close_gap and status == "converged":
-            t0 = time.perf_counter()
-            if deadline is not None and t0 >= deadline:
-                gap_closing = "time_limit"
-            else:
-                gap_closing, opt, bound = _close_gap(D, X, k, stop.duals,
-                                                     best_sse - best_lb + n * tol, best,
-                                                     close_gap_max_columns, deadline, ctx=ctx)
-                if opt is not None and opt.sse() < best_sse:
-                    best, best_sse = opt, opt.sse()
-                if bound is not None and bound > best_lb:
-                    best_lb, bound_source = min(bound, best_sse), "enumeration"
-            t_close = time.perf_counter() - t0
-    exact = best_lb is not None and close(best_lb, best_sse)
-    if exact and status == "converged":
-        status = "optimal"
-    elif gap_closing == "time_limit":
-        status = "time_limit"
-    total = time.perf_counter() - t_start
-    progress.done(status=status, bound=best_lb, best=best_sse)
-    return ColumnGenerationResult(
-        partition=best, sse=best_sse, lower_bound=best_lb, bound_source=bound_source,
-        status=status, exact=exact, lp_value=stop.lp_value, lp_bound=lp_bound,
-        iterations=res.iterations, columns=list(master.columns), sse_mdav=p_mdav.sse(),
-        sse_vmdav=p_vmdav.sse(), sse_srh=rounder.sse_srh, sse_msth=rounder.sse_msth,
-        log=res.log,
-        seconds={**res.seconds, "close_gap": t_close, "total": total,
-                 "overrun": 0.0 if time_limit is None else max(0.0, total - time_limit)},
-        gap_closing=gap_closing, integral_master=rounder.integral,
-        pricing=pricing, stabilization=settings.stabilization, threads=ctx.threads,
-        lp_algorithm=algorithm)
+    def __init__(self, X, k, settings: CGSettings, *, initial=None, verbose=False):
+        from ..progress import Progress
+
+        self.t_start = time.perf_counter()
+        self.X = as_rows(X)
+        self.n = self.X.shape[0]
+        self.k = check_k(k, self.n)
+        self.settings = settings
+        self.loop = settings.loop(self.n, self.k)
+        self.algorithm = resolve_lp_algorithm(settings.lp_algorithm)
+        self.stop = StopCriterion.start(settings.time_limit,
+                                        max_iterations=getattr(settings, "max_iterations", None),
+                                        gap_tol=settings.gap_tol, now=self.t_start)
+        self.D = squared_distances(self.X)
+        threads = settings.threads
+        self.ctx = PricingContext(self.D, self.k,
+                                  threads=default_threads() if threads is None else threads)
+        self.progress = Progress(self.name, enabled=verbose)
+        self.iterations = 0
+        self.seconds: dict = {}
+        self.start(initial)
+
+    # ------------------------------------------------------------ phases
+
+    def start(self, initial) -> None:
+        """Steps 1-4 of MicroaggregationHeuristicMP: MDAV, V-MDAV, the best of
+        them, the initial columns (plus ``initial`` and the warm start)."""
+        from ..heuristics.mdav import mdav_groups
+        from ..heuristics.vmdav import vmdav
+
+        X, k, st = self.X, self.k, self.settings
+        self.master = MasterProblem(X, self.D, algorithm=self.algorithm)
+        groups_mdav = mdav_groups(X, k)
+        self.p_mdav = Partition.from_groups(groups_mdav, X)
+        self.master.add_columns(groups_mdav)
+        self.p_vmdav = vmdav(X, k, gamma=st.gamma)
+        self.master.add_columns(self.p_vmdav.groups())
+        self.rounder = Rounder(X, self.D, k, self.p_mdav, schedule=st.rounding)
+        self.rounder.offer(self.p_vmdav)
+        if initial is not None:
+            p0 = initial_partition(initial, X, k)
+            self.master.add_columns(p0.groups())
+            self.rounder.offer(p0)
+        if st.warm_start == "neighbours":
+            self.master.add_columns(neighbour_columns(self.D, k))
+
+    def solve(self, cons, *, cutoff=None, progress=None, start_iteration=0):
+        """Column generation at one node (:func:`~mipagg.exact.node.solve_node`)
+        with the run's master, context, loop options and stop criterion."""
+        return solve_node(self.master, self.ctx, cons, self.loop, stop=self.stop, cutoff=cutoff,
+                          on_solution=lambda sol: self.rounder(self.master, sol),
+                          best_sse=self.rounder.best_sse, progress=progress,
+                          start_iteration=start_iteration)
+
+    def root_column_generation(self) -> None:
+        """Column generation at the root to convergence or a limit; sets
+        ``root`` (the node result), ``status``, ``lower_bound`` and
+        ``bound_source`` (the neighbour bound when pricing certified nothing)."""
+        res = self.solve(self.ctx.none, progress=self.progress)
+        self.iterations += res.iterations
+        self.root = res
+        t0 = time.perf_counter()
+        self.rounder.finish()
+        res.seconds["rounding"] += time.perf_counter() - t0
+        stop = res.stop
+        self.status = {"cutoff": "converged"}.get(stop.reason, stop.reason)
+        self.lower_bound, self.bound_source = stop.bound, stop.bound_source
+        if stop.bound is None and self.status in ("time_limit", "iteration_limit"):
+            # nothing certified by pricing yet: the pricing-free bound of last resort
+            self.lower_bound = neighbour_bound(self.D, self.k, self.ctx.edge_sums)
+            self.bound_source = "neighbour"
+
+    def close_root_gap(self) -> None:
+        """Beyond the seed: close the remaining gap by enumerating every cluster
+        whose reduced cost at the certified duals is below UB − LB and solving
+        the integer set-partitioning problem over them (plus the best
+        partition's groups); sets ``gap_closing`` and maybe a better bound."""
+        st, stop, rounder = self.settings, self.root.stop, self.rounder
+        best_lb, best_sse = self.lower_bound, rounder.best_sse
+        self.lp_bound, self.gap_closing, t_close = best_lb, "not_needed", 0.0
+        if best_lb is not None and not self.stop.meets(best_lb, best_sse):
+            self.gap_closing = "disabled" if not st.close_gap else "skipped"
+            if st.close_gap and self.status == "converged":
+                t0 = time.perf_counter()
+                if self.stop.expired(t0):
+                    self.gap_closing = "time_limit"
+                else:
+                    self.gap_closing, opt, bound = close_gap_by_enumeration(
+                        self.D, self.X, self.k, stop.duals,
+                        best_sse - best_lb + self.n * self.ctx.tol, rounder.best,
+                        st.close_gap_max_columns, self.stop.deadline, ctx=self.ctx)
+                    if opt is not None and opt.sse() < best_sse:
+                        rounder.best, rounder.best_sse = opt, opt.sse()
+                    if bound is not None and bound > best_lb:
+                        self.lower_bound = min(bound, rounder.best_sse)
+                        self.bound_source = "enumeration"
+                t_close = time.perf_counter() - t0
+        self.seconds["close_gap"] = t_close
+
+    def result(self) -> ColumnGenerationResult:
+        rounder, res = self.rounder, self.root
+        best_lb, best_sse = self.lower_bound, rounder.best_sse
+        exact = best_lb is not None and self.stop.meets(best_lb, best_sse)
+        status = self.status
+        if exact and status == "converged":
+            status = "optimal"
+        elif self.gap_closing == "time_limit":
+            status = "time_limit"
+        total = time.perf_counter() - self.t_start
+        self.progress.done(status=status, bound=best_lb, best=best_sse)
+        return ColumnGenerationResult(
+            partition=rounder.best, sse=best_sse, lower_bound=best_lb,
+            bound_source=self.bound_source, status=status, exact=exact,
+            lp_value=res.stop.lp_value, lp_bound=self.lp_bound, iterations=res.iterations,
+            columns=list(self.master.columns), sse_mdav=self.p_mdav.sse(),
+            sse_vmdav=self.p_vmdav.sse(), sse_srh=rounder.sse_srh, sse_msth=rounder.sse_msth,
+            log=res.log,
+            seconds={**res.seconds, "close_gap": self.seconds["close_gap"], "total": total,
+                     "overrun": self.stop.overrun(total)},
+            gap_closing=self.gap_closing, integral_master=rounder.integral,
+            pricing=self.settings.pricing, stabilization=self.loop.stabilization,
+            threads=self.ctx.threads, lp_algorithm=self.algorithm)
+
+    def run(self) -> ColumnGenerationResult:
+        self.root_column_generation()
+        self.close_root_gap()
+        return self.result()
 
 
 def neighbour_columns(D, k, sizes=None) -> list:
@@ -426,111 +510,3 @@ def neighbour_columns(D, k, sizes=None) -> list:
     sizes = range(k, min(2 * k, n + 1)) if sizes is None else sizes
     order = np.argsort(D + np.diag(np.full(n, -1.0)), axis=1, kind="stable")
     return [order[v, :eta] for eta in sizes for v in range(n)]
-
-
-def auto_max_columns(max_columns, n, k):
-    """``max_columns="auto"`` resolved: max(10, n // (2k)) columns per pricing call."""
-    if isinstance(max_columns, str) and max_columns == "auto":
-        return max(10, n // (2 * k))
-    return max_columns
-
-
-def _lp_algorithm(choice, k):
-    if choice == "auto":
-        # primal simplex from the last basis: measured faster than IPX at k = 5 and
-        # k = 10 on the full Census file (docs/bench/cg_full.md)
-        return "primal"
-    if choice not in LP_ALGORITHMS:
-        raise ParameterError(f"lp_algorithm must be 'auto' or one of {LP_ALGORITHMS}, "
-                             f"got {choice!r}")
-    return choice
-
-
-def _settings(pricing, stabilization, alpha, lagrangian, time_limit, max_iterations,
-              exact_rule, max_columns, gap_tol, k) -> CGSettings:
-    """Validate the loop options shared by ``cg`` and ``bp``."""
-    if pricing not in PRICING_MODES:
-        raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {pricing!r}")
-    if stabilization == "none":     # the command line's spelling of None
-        stabilization = None
-    if stabilization not in STABILIZATIONS:
-        raise ParameterError(f"stabilization must be one of {STABILIZATIONS}, got {stabilization!r}")
-    if stabilization == "auto":
-        if k >= WENTGES_MIN_K:
-            stabilization, alpha = "wentges", "auto"
-        else:
-            stabilization = None
-    auto_alpha = isinstance(alpha, str) and alpha == "auto"
-    if auto_alpha and stabilization != "wentges":
-        raise ParameterError('alpha="auto" needs stabilization="wentges"')
-    if auto_alpha:
-        alpha = 0.5
-    elif isinstance(alpha, str) or not 0.0 <= alpha < 1.0:
-        raise ParameterError(f"alpha must be in [0, 1) or 'auto', got {alpha!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise ParameterError(f"time_limit must be positive, got {time_limit!r}")
-    if lagrangian not in (True, False, "auto"):
-        raise ParameterError(f"lagrangian must be True, False or 'auto', got {lagrangian!r}")
-    if lagrangian == "auto":
-        lagrangian = time_limit is not None or max_iterations is not None
-    if exact_rule not in ("table2", "measured"):
-        raise ParameterError(f"exact_rule must be 'table2' or 'measured', got {exact_rule!r}")
-    if max_iterations is not None and (int(max_iterations) != max_iterations or max_iterations < 1):
-        raise ParameterError(f"max_iterations must be a positive integer, got {max_iterations!r}")
-    if isinstance(max_columns, bool) or not isinstance(max_columns, (int, np.integer)) \
-            or max_columns < 1:
-        raise ParameterError(f"max_columns must be a positive integer, got {max_columns!r}")
-    return CGSettings(pricing=pricing, exact_rule=exact_rule, lagrangian=bool(lagrangian),
-                      stabilization=stabilization, alpha=float(alpha), auto_alpha=auto_alpha,
-                      max_columns=int(max_columns), gap_tol=gap_tol)
-
-
-def _close_gap(D, X, k, duals, threshold, best, max_columns, deadline, *, constraints=None,
-               ctx=None):
-    """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
-    at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L;
-    ``constraints`` carry the cut penalties at the certified cut duals, and
-    ``ctx`` a :class:`PricingContext` whose search spaces and threads are reused)
-    and solve the set-partitioning MIP over them and the groups of ``best``,
-    stopping at ``deadline`` (the enumeration checks it between slices, the MIP
-    gets the remaining time).  Returns (outcome, partition, bound): outcome
-    "optimal", "too_many_columns", "too_many_nodes", "time_limit" or another
-    HiGHS status; partition the MIP's best partition (or None); bound a lower
-    bound on the optimum proved by the MIP (its value, or on a time limit its
-    dual bound, which is valid because every partition better than UB uses
-    only enumerated clusters), or None."""
-    from .bounds import enumerate_below
-    from .master import set_partitioning_mip
-
-    n = D.shape[0]
-    columns = list(best.groups())
-    weights = [cluster_weight(D, g) for g in columns]
-    left_cap = max_columns
-    for eta in range(k, min(2 * k, n + 1)):
-        outcome, found = enumerate_below(
-            D, duals, eta, threshold, max_columns=left_cap + 1, deadline=deadline,
-            constraints=constraints, space=None if ctx is None else ctx.space(eta),
-            threads=1 if ctx is None else ctx.threads)
-        if outcome == "complete" and len(found) > left_cap:
-            outcome = "too_many_columns"
-        if outcome != "complete":
-            return outcome, None, None
-        left_cap -= len(found)
-        columns.extend(found)
-        if found.size:   # w_C (formula (8)) of the whole block at once
-            weights.extend(D[found[:, :, None], found[:, None, :]].sum(axis=(1, 2)) / (2.0 * eta))
-    left = None
-    if deadline is not None:
-        left = deadline - time.perf_counter() - 0.05   # building the model
-        if left <= 0:
-            return "time_limit", None, None
-    info: dict = {}
-    status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
-                                             start=range(best.n_groups), info=info)
-    part = None if chosen is None else Partition.from_groups([columns[j] for j in chosen], X)
-    if part is not None and not part.is_feasible(k):   # never expected; be safe
-        part = None
-    if status == "optimal":
-        return "optimal", part, None if part is None else part.sse()
-    bound = info.get("dual_bound")
-    return status, part, bound if bound is not None and np.isfinite(bound) else None

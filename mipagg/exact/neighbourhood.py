@@ -40,11 +40,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import DataError, ParameterError
+from ..heuristics._common import as_rows
 from ..partition import Partition
 from ..progress import Progress
+from ..status import Status
+from ..univariate import check_k
 
-__all__ = ["exact_neighbourhood_search", "NeighbourhoodResult", "check_options"]
+__all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodResult",
+           "check_options"]
 
 
 @dataclass
@@ -52,7 +56,9 @@ class NeighbourhoodResult:
     """Outcome of :func:`exact_neighbourhood_search`: the partition, the
     sub-problems solved, improved and left unproven (stopped by
     ``move_time``), whether the search converged (module docstring) or was
-    stopped by ``time_limit``, and (seconds, SSE) after each improvement."""
+    stopped by ``time_limit``, and (seconds, SSE) after each improvement.
+    ``status``: "converged", "time_limit", "iteration_limit" (``max_solves``
+    reached) or "not_certified" (a sub-problem stayed unproven)."""
 
     partition: Partition
     solved: int
@@ -62,11 +68,38 @@ class NeighbourhoodResult:
     time_limited: bool
     seconds: float
     history: list = field(default_factory=list)
+    status: Status | None = None
+
+    def __post_init__(self):
+        if self.status is None:
+            self.status = Status.CONVERGED if self.converged else \
+                Status.TIME_LIMIT if self.time_limited else Status.NOT_CERTIFIED
+        self.status = Status(self.status)
+
+    @property
+    def success(self) -> bool:
+        return self.status.success
+
+    @property
+    def message(self) -> str:
+        return self.status.message
 
     def summary(self) -> dict:
         return {"neighbourhoods_solved": self.solved, "neighbourhoods_improved": self.improved,
                 "neighbourhoods_unproven": self.unproven, "converged": self.converged,
-                "time_limited": self.time_limited}
+                "time_limited": self.time_limited, "neighbourhoods_status": self.status.value}
+
+
+def _start(X, partition, k):
+    """(X as rows, k checked, the partition validated and k-feasible)."""
+    X = as_rows(X)
+    k = check_k(k, X.shape[0])
+    labels = partition.labels if isinstance(partition, Partition) else np.asarray(partition)
+    P = Partition(labels, X)
+    if not P.is_feasible(k):
+        raise DataError(f"the partition to improve is not {k}-feasible "
+                        f"(smallest group {int(P.sizes.min())})")
+    return X, k, P
 
 
 def check_options(groups=8, move_time=None, time_limit=None, max_solves=None, threads=None):
@@ -112,11 +145,11 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     and Tarragona 14 ms to 0.55 s on average at k = 3 and 5, 7–20 s for the
     80–90 records of k = 10 (docs/bench/neighbourhood.md).
     """
-    from ..improve import _setup, _tol, nearest_groups, split_large_groups
+    from ..improve import nearest_groups, split_large_groups
     from .bp import branch_and_price
 
     check_options(groups, move_time, time_limit, max_solves, threads)
-    X, k, P = _setup(X, partition, k)
+    X, k, P = _start(X, partition, k)
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     rng = np.random.default_rng(seed)
@@ -125,7 +158,7 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     next_id = int(lab.max()) + 1
     todo = list(range(next_id))                   # U, the seeds still to try
     doubt: set[int] = set()                        # seeds whose sub-problem was unproven
-    eps = _tol(X)
+    eps = 1e-10 * (1.0 + float(((X - X.mean(axis=0)) ** 2).sum()))   # SSE tolerance
     start_sse = P.sse()
     solved = improved = unproven = 0
     timed_out = False
@@ -164,6 +197,20 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
                         sse=history[-1][1] if history else start_sse)
     out = split_large_groups(X, Partition(lab, X), k)
     converged = not todo and not doubt and not timed_out
+    status = Status.CONVERGED if converged else Status.TIME_LIMIT if timed_out else \
+        Status.ITERATION_LIMIT if todo else Status.NOT_CERTIFIED
     progress.done(solved=solved, improved=improved, sse=out.sse(), converged=converged)
     return NeighbourhoodResult(out, solved, improved, unproven, converged, timed_out,
-                               time.perf_counter() - t0, history)
+                               time.perf_counter() - t0, history, status)
+
+
+def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
+                         move_time: float | None = 30.0, time_limit: float | None = 300.0,
+                         seed=None, verbose: bool = False) -> Partition:
+    """``how="exact"`` of :func:`mipagg.improve.improve_partition`:
+    :func:`exact_neighbourhood_search` (POPMUSIC, Taillard & Voss 2002, with
+    ``bp`` sub-problems) for at most ``time_limit`` seconds (default 5
+    minutes); returns its partition."""
+    return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
+                                      time_limit=time_limit, seed=seed,
+                                      verbose=verbose).partition

@@ -30,27 +30,13 @@ import numpy as np
 from .bounds import lagrangian_bound
 from .pricing import reduced_cost
 from .pricing.rounds import PricingContext, pricing_round
+from .settings import LoopSettings, StopCriterion
 
-__all__ = ["CGSettings", "StopState", "IterationLog", "NodeResult", "solve_node",
+__all__ = ["LoopSettings", "StopState", "IterationLog", "NodeResult", "solve_node",
            "STOP_REASONS"]
 
 STOP_REASONS = ("converged", "cutoff", "time_limit", "iteration_limit",
                 "heuristic_converged", "not_certified")
-
-
-@dataclass
-class CGSettings:
-    """Options of the loop (see :func:`mipagg.exact.colgen.column_generation`)."""
-
-    pricing: str = "auto"
-    exact_rule: str = "measured"
-    lagrangian: bool = False
-    stabilization: str | None = None
-    alpha: float = 0.5
-    auto_alpha: bool = False
-    max_columns: int = 10
-    gap_tol: float = 1e-6
-    sweep_share: float | None = 0.25   # share of the node's time for bound-completing sweeps
 
 
 @dataclass
@@ -112,8 +98,8 @@ def column_reduced_cost(D, lam, cons, c) -> float:
     return reduced_cost(D, lam, c, len(c)) + cons.penalty(c)
 
 
-def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
-               deadline=None, cutoff=None, max_iterations=None, on_solution=None,
+def solve_node(master, ctx: PricingContext, node_cons, settings: LoopSettings, *,
+               stop: StopCriterion | None = None, cutoff=None, on_solution=None,
                best_sse=None, progress=None, start_iteration=0,
                fixed_rows=None) -> NodeResult:
     """Column generation at one node until convergence, cutoff or a limit.
@@ -122,7 +108,9 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
     the node forbids are already fixed at 0; ``node_cons``: the node's
     :class:`~mipagg.exact.pricing.constraints.PricingConstraints` (branching
     pairs; cut penalties are taken from the master's cut duals every
-    iteration).  ``cutoff``: a callable returning the value at which the node
+    iteration).  ``stop``: the run's :class:`~mipagg.exact.settings.StopCriterion`
+    (deadline, iteration limit), or None.  ``cutoff``: a callable returning
+    the value at which the node
     can be pruned (e.g. best SSE − tolerance), or None.  ``on_solution(sol)``
     is called with every master solution and may return a new best SSE
     (used by the Lagrangian stop).  ``progress``: a
@@ -133,89 +121,140 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
     costs one warm LP
     solve plus a pricing round (exponential worst case when exact).
     """
-    D, k, n = ctx.D, ctx.k, ctx.n
-    tol = ctx.tol
-    st = settings
-    alpha = st.alpha
-    best_lb = bound_source = None
-    cert = (None, None)
-    center = center_lb = None     # Wentges: the stability center and its certified bound
-    log: list[IterationLog] = []
-    t_master = t_pricing = t_round = 0.0
-    it = 0
-    sol = None
-    lp_value = None
-    reason = None
-    cuts_shape = None
-    cons = node_cons
+    return _NodeLoop(master, ctx, node_cons, settings, stop, cutoff, on_solution, best_sse,
+                     progress, start_iteration, fixed_rows).run()
 
-    def close(a, b):
-        return a >= b - st.gap_tol * max(abs(b), 1e-12)
 
-    t_node = time.perf_counter()
-    t_sweep = 0.0
+class _NodeLoop:
+    """The state of one :func:`solve_node` call: duals certified so far, the
+    Wentges center and α, timings; :meth:`run` iterates :meth:`iteration`."""
 
-    def price_at(mu_rows, mu_cuts, mode=None):
-        nonlocal t_sweep
-        c = cons if mu_cuts is None or mu_cuts.size == 0 else \
-            replace(cons, mu=np.maximum(-mu_cuts, 0.0))
+    def __init__(self, master, ctx, node_cons, settings, stop, cutoff, on_solution, best_sse,
+                 progress, start_iteration, fixed_rows):
+        self.master, self.ctx, self.node_cons, self.st = master, ctx, node_cons, settings
+        self.deadline = None if stop is None else stop.deadline
+        self.max_iterations = None if stop is None else stop.max_iterations
+        self.cutoff, self.on_solution, self.best_sse = cutoff, on_solution, best_sse
+        self.progress, self.start_iteration, self.fixed_rows = progress, start_iteration, fixed_rows
+        self.alpha = settings.alpha
+        self.best_lb = self.bound_source = None
+        self.cert = (None, None)
+        self.center = self.center_lb = None   # Wentges: the stability center and its bound
+        self.log: list[IterationLog] = []
+        self.t_master = self.t_pricing = self.t_round = 0.0
+        self.it = 0
+        self.lp_value = None
+        self.cuts_shape = None
+        self.cons = node_cons
+        self.t_node = time.perf_counter()
+        self.t_sweep = 0.0
+
+    def close(self, a, b) -> bool:
+        return a >= b - self.st.gap_tol * max(abs(b), 1e-12)
+
+    def run(self) -> NodeResult:
+        sol = None
+        while True:
+            if self.max_iterations is not None and self.it >= self.max_iterations:
+                reason = "iteration_limit"
+                break
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                reason = "time_limit"
+                break
+            self.it += 1
+            t0 = time.perf_counter()
+            sol = self.master.solve(None if self.deadline is None else self.deadline - t0)
+            self.t_master += (dt_master := time.perf_counter() - t0)
+            if sol is None:
+                reason = "time_limit"
+                self.it -= 1
+                break
+            reason = self.iteration(sol, dt_master)
+            if reason is not None:
+                break
+        stop = StopState(reason, self.best_lb, self.bound_source, self.lp_value, self.cert[0],
+                         self.cert[1])
+        return NodeResult(stop, sol, self.it, self.log,
+                          {"master": self.t_master, "pricing": self.t_pricing,
+                           "rounding": self.t_round})
+
+    def iteration(self, sol, dt_master) -> str | None:
+        """Rounding, pricing and bounds after one master solve; the reason
+        to stop, or None."""
+        st, n = self.st, self.ctx.n
+        self.lp_value = sol.value
+        lam, sig = sol.duals, sol.cut_duals
+        if st.stabilization == "wentges":
+            self.center, self.center_lb = _wentges_center(self.ctx, self.center,
+                                                          self.center_lb, sig.size)
+        if self.fixed_rows is not None:
+            lam = lam.copy()
+            lam[self.fixed_rows] = -_PROHIBITIVE * (1.0 + float(np.abs(lam).max(initial=0.0)))
+        if self.cuts_shape != sig.size:
+            # new cut rows since the last iteration: rebuild the pricing structure
+            self.cons = _with_cuts(self.node_cons, self.master.cuts, n)
+            self.cuts_shape = sig.size
+        t0 = time.perf_counter()
+        if self.on_solution is not None:
+            new_best = self.on_solution(sol)
+            if new_best is not None:
+                self.best_sse = new_best if self.best_sse is None else min(self.best_sse,
+                                                                           new_best)
+        self.t_round += (dt_round := time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        rounds, better, mispriced, duo = self.price(lam, sig)
+        lb_it, lb_true = self.bounds(rounds, duo)
+        if st.auto_alpha:
+            self.alpha = _adapt_alpha(self.alpha, self.ctx.D, duo, self.center, rounds,
+                                      self.ctx.k, mispriced, n)
+        if st.stabilization == "neame":
+            self.center = rounds[0][0].copy()
+        self.t_pricing += (dt_price := time.perf_counter() - t0)
+        added = self.master.add_columns([c for _, r, _ in rounds for c in r.columns])
+        self.log.append(IterationLog(self.start_iteration + self.it, self.lp_value, added,
+                                     len(self.master),
+                                     np.inf if self.best_sse is None else self.best_sse, lb_it,
+                                     lb_true is not None, mispriced, dt_master, dt_price,
+                                     dt_round))
+        if self.progress is not None:
+            self.progress.update(iteration=self.start_iteration + self.it,
+                                 columns=len(self.master), lp=self.lp_value, bound=self.best_lb,
+                                 best=self.best_sse)
+        return self.stop_reason(rounds, better, added, lb_true, lam, sig)
+
+    def price_at(self, mu_rows, mu_cuts, mode=None):
+        """One pricing round at (μ rows, μ cuts) under the node's constraints."""
+        st = self.st
+        c = self.cons if mu_cuts is None or mu_cuts.size == 0 else \
+            replace(self.cons, mu=np.maximum(-mu_cuts, 0.0))
         budget = None
         if st.lagrangian and st.sweep_share is not None:
             # sweeps that only complete the bound get a share of the node's time
-            budget = max(1.0, st.sweep_share * (time.perf_counter() - t_node) - t_sweep)
+            budget = max(1.0, st.sweep_share * (time.perf_counter() - self.t_node)
+                         - self.t_sweep)
         t0 = time.perf_counter()
-        r = pricing_round(ctx, mu_rows, mode=mode or st.pricing, constraints=c,
+        r = pricing_round(self.ctx, mu_rows, mode=mode or st.pricing, constraints=c,
                           complete=st.lagrangian, max_columns=st.max_columns,
-                          deadline=deadline, exact_rule=st.exact_rule, sweep_budget=budget)
+                          deadline=self.deadline, exact_rule=st.exact_rule, sweep_budget=budget)
         if r.columns and len(r.exact_sizes) > 0:
-            t_sweep += time.perf_counter() - t0
+            self.t_sweep += time.perf_counter() - t0
         return r, c
 
-    while True:
-        if max_iterations is not None and it >= max_iterations:
-            reason = "iteration_limit"
-            break
-        if deadline is not None and time.perf_counter() >= deadline:
-            reason = "time_limit"
-            break
-        it += 1
-        t0 = time.perf_counter()
-        sol = master.solve(None if deadline is None else deadline - t0)
-        t_master += (dt_master := time.perf_counter() - t0)
-        if sol is None:
-            reason = "time_limit"
-            it -= 1
-            break
-        lp_value = sol.value
-        lam, sig = sol.duals, sol.cut_duals
-        if st.stabilization == "wentges":
-            center, center_lb = _wentges_center(ctx, center, center_lb, sig.size)
-        if fixed_rows is not None:
-            lam = lam.copy()
-            lam[fixed_rows] = -_PROHIBITIVE * (1.0 + float(np.abs(lam).max(initial=0.0)))
-        if cuts_shape != sig.size:
-            # new cut rows since the last iteration: rebuild the pricing structure
-            cons = _with_cuts(node_cons, master.cuts, n)
-            cuts_shape = sig.size
-        t0 = time.perf_counter()
-        if on_solution is not None:
-            new_best = on_solution(sol)
-            if new_best is not None:
-                best_sse = new_best if best_sse is None else min(best_sse, new_best)
-        t_round += (dt_round := time.perf_counter() - t0)
-
-        # pricing, possibly at smoothed duals; a mispricing re-prices at (λ, σ)
-        t0 = time.perf_counter()
+    def price(self, lam, sig):
+        """Pricing, possibly at smoothed duals; a mispricing re-prices at (λ, σ).
+        Returns (rounds, improving columns, mispriced, (λ, σ))."""
+        st, n, alpha, center = self.st, self.ctx.n, self.alpha, self.center
         duo = np.concatenate([lam, sig])
         smoothing = st.stabilization is not None and center is not None
         duo_p = alpha * center + (1 - alpha) * duo if smoothing else duo
         lam_p, sig_p = duo_p[:n], duo_p[n:]
         if st.stabilization == "neame" and st.pricing in ("auto", "heuristic"):
-            r0, c0 = price_at(lam_p, sig_p, mode="heuristic")
+            r0, c0 = self.price_at(lam_p, sig_p, mode="heuristic")
         else:
-            r0, c0 = price_at(lam_p, sig_p)
+            r0, c0 = self.price_at(lam_p, sig_p)
         rounds = [(duo_p, r0, c0)]
-        cons_true = c0 if duo_p is duo else replace(cons, mu=np.maximum(-sig, 0.0))
+        cons_true = c0 if duo_p is duo else replace(self.cons, mu=np.maximum(-sig, 0.0))
+        D, tol = self.ctx.D, self.ctx.tol
 
         def improving(r):
             return [c for c in r.columns if column_reduced_cost(D, lam, cons_true, c) < -tol]
@@ -223,58 +262,48 @@ def solve_node(master, ctx: PricingContext, node_cons, settings: CGSettings, *,
         better = improving(r0)
         mispriced = smoothing and not better and not r0.timed_out
         if mispriced:
-            r1, c1 = price_at(lam, sig)
+            r1, c1 = self.price_at(lam, sig)
             rounds.append((duo, r1, c1))
             better = improving(r1)
-        timed_out = any(r.timed_out for _, r, _ in rounds)
+        return rounds, better, mispriced, duo
+
+    def bounds(self, rounds, duo):
+        """Lagrangian bounds of the rounds priced exactly for every size; the
+        best is kept with its duals.  Returns (best this iteration, at (λ, σ))."""
+        n, k = self.ctx.n, self.ctx.k
         lb_it = lb_true = None
         for mu, r, _ in rounds:
-            if r.complete(k) and fixed_rows is None:     # a dive's duals certify nothing
+            if r.complete(k) and self.fixed_rows is None:   # a dive's duals certify nothing
                 lb = lagrangian_bound(mu[:n], r.min_reduced_costs, k) + float(mu[n:].sum())
                 lb_it = lb if lb_it is None else max(lb_it, lb)
                 if mu is duo:
                     lb_true = lb
-                if best_lb is None or lb > best_lb:
-                    best_lb, bound_source = lb, "lagrangian"
-                    cert = (mu[:n].copy(), mu[n:].copy())
-                if st.stabilization == "wentges" and lb > center_lb:
-                    center, center_lb = mu.copy(), lb
-        if st.auto_alpha:
-            alpha = _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n)
-        if st.stabilization == "neame":
-            center = duo_p.copy()
-        t_pricing += (dt_price := time.perf_counter() - t0)
+                if self.best_lb is None or lb > self.best_lb:
+                    self.best_lb, self.bound_source = lb, "lagrangian"
+                    self.cert = (mu[:n].copy(), mu[n:].copy())
+                if self.st.stabilization == "wentges" and lb > self.center_lb:
+                    self.center, self.center_lb = mu.copy(), lb
+        return lb_it, lb_true
 
-        added = master.add_columns([c for _, r, _ in rounds for c in r.columns])
-        log.append(IterationLog(start_iteration + it, lp_value, added, len(master),
-                                np.inf if best_sse is None else best_sse, lb_it,
-                                lb_true is not None, mispriced, dt_master, dt_price, dt_round))
-        if progress is not None:
-            progress.update(iteration=start_iteration + it, columns=len(master), lp=lp_value,
-                            bound=best_lb, best=best_sse)
-        if timed_out:
-            reason = "time_limit"
-            break
+    def stop_reason(self, rounds, better, added, lb_true, lam, sig) -> str | None:
+        if any(r.timed_out for _, r, _ in rounds):
+            return "time_limit"
         if not better or added == 0:
             if lb_true is not None:
-                if best_lb is None or lb_true >= best_lb:
-                    best_lb, bound_source = lb_true, "lp"
-                    cert = (lam.copy(), sig.copy())
-                reason = "converged"
-            else:
-                reason = "heuristic_converged" if st.pricing == "heuristic" else "not_certified"
-            break
-        limit = None if cutoff is None else cutoff()
-        if best_lb is not None and limit is not None and best_lb >= limit:
-            reason = "cutoff"
-            break
-        if st.lagrangian and best_lb is not None and (
-                close(best_lb, lp_value) or (best_sse is not None and close(best_lb, best_sse))):
-            reason = "cutoff"
-            break
-    stop = StopState(reason, best_lb, bound_source, lp_value, cert[0], cert[1])
-    return NodeResult(stop, sol, it, log, {"master": t_master, "pricing": t_pricing,
-                                           "rounding": t_round})
+                if self.best_lb is None or lb_true >= self.best_lb:
+                    self.best_lb, self.bound_source = lb_true, "lp"
+                    self.cert = (lam.copy(), sig.copy())
+                return "converged"
+            return "heuristic_converged" if self.st.pricing == "heuristic" else "not_certified"
+        limit = None if self.cutoff is None else self.cutoff()
+        if self.best_lb is not None and limit is not None and self.best_lb >= limit:
+            return "cutoff"
+        best_sse = self.best_sse
+        if self.st.lagrangian and self.best_lb is not None and (
+                self.close(self.best_lb, self.lp_value)
+                or (best_sse is not None and self.close(self.best_lb, best_sse))):
+            return "cutoff"
+        return None
 
 
 _PROHIBITIVE = 1e6

@@ -43,8 +43,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exact.highs import new_highs, set_time_limit
 from ..errors import ParameterError, SolverError
+from ..exact.highs import new_highs, set_time_limit
+from ..status import Status
 from ._common import as_points, distance_matrix
 
 __all__ = ["exact_tour", "exact_path", "exact_matrix_tour", "ExactTourResult"]
@@ -62,6 +63,19 @@ class ExactTourResult:
     mip_solves: int = 0
     seconds: float = 0.0
     log: list = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        """"optimal" when proven, else "time_limit" (the only other way out)."""
+        return Status.OPTIMAL if self.proven_optimal else Status.TIME_LIMIT
+
+    @property
+    def success(self) -> bool:
+        return self.proven_optimal
+
+    @property
+    def message(self) -> str:
+        return self.status.message
 
 
 def _tour_cost(D, t):

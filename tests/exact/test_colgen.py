@@ -260,11 +260,11 @@ def test_bad_options(bad):
 
 
 def test_auto_stabilization_is_wentges_from_k_10():
-    from mipagg.exact.colgen import WENTGES_MIN_K, _settings
+    from mipagg.exact.colgen import WENTGES_MIN_K
+    from mipagg.exact.settings import CGSettings
 
     def resolved(k, **kw):
-        st_ = _settings("auto", kw.pop("stabilization", "auto"), kw.pop("alpha", 0.5), True,
-                        None, None, "measured", 10, 1e-6, k)
+        st_ = CGSettings(lagrangian=True, max_columns=10, **kw).loop(100, k)
         return st_.stabilization, st_.auto_alpha
     assert WENTGES_MIN_K == 10
     assert resolved(9) == (None, False) and resolved(10) == ("wentges", True)

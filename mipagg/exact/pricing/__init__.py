@@ -2,7 +2,9 @@
 and 5.1): find clusters of fixed size η with negative reduced cost
 w̄_C = Σ_{i<j∈C} D[i,j]/η − Σ_{v∈C} λ_v (formula (10)).
 
-Three modes, all behind :func:`price`:
+Three modes, all behind :func:`price` and the :class:`~.solvers.PricingSolver`
+interface (the registry :data:`~.solvers.PRICING_SOLVERS`; a column-generation
+round tries them in the order :data:`~.solvers.PRICING_ORDERS`):
 
 - ``"heuristic"``: SolveHeuristicPricing (greedy, disjoint columns, not exact);
 - ``"enumeration"``: implicit complete enumeration with bounds (exact);
@@ -69,16 +71,7 @@ def price(D, duals, eta, mode, *, max_columns=10, time_limit=None, tol=1e-9,
     >>> [c.tolist() for c in r.columns], r.min_reduced_cost
     ([[0, 1], [2, 3]], -1.5)
     """
-    kwargs = dict(max_columns=max_columns, time_limit=time_limit, tol=tol,
-                  forbidden=forbidden, **options)
-    if mode == "heuristic":
-        from .heuristic import heuristic_pricing
-        return heuristic_pricing(D, duals, eta, **kwargs)
-    if mode == "enumeration":
-        from .enumeration import enumeration_pricing
-        return enumeration_pricing(D, duals, eta, **kwargs)
-    if mode == "ilp":
-        from .ilp import ilp_pricing
-        return ilp_pricing(D, duals, eta, **kwargs)
-    from ...errors import ParameterError
-    raise ParameterError(f"unknown pricing mode {mode!r}; expected one of {MODES}")
+    from .solvers import solver   # the registry of :mod:`.solvers` (imports numba kernels)
+
+    return solver(mode).solve(D, duals, eta, max_columns=max_columns, time_limit=time_limit,
+                              tol=tol, forbidden=forbidden, **options)

@@ -7,7 +7,7 @@ window pruning, truncation, branching constraints and subset-row cut
 penalties, parallel root split).  Worst case O(C(n, η)·n log n), in practice
 a tiny fraction of that (docs/bench/pricing.md).  ``enumerate_reference`` is
 the plain itertools version the tests compare against; the forbidden-cluster
-hash table here is shared with the heuristic pricing.
+hash table is in :mod:`.forbidden`, shared with the heuristic pricing.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from numba import njit
 
 from ._common import PricingResult, reduced_cost, sorted_result, start_pricing
+from .constraints import PricingConstraints
+from .forbidden import forbidden_table
+from .search import SearchSpace, search_clusters
 
 __all__ = ["enumeration_pricing", "enumerate_reference"]
+
 
 def enumerate_reference(D, duals, eta):
     """All clusters of size η with their reduced costs, by itertools
@@ -29,35 +32,6 @@ def enumerate_reference(D, duals, eta):
     combos = list(itertools.combinations(range(D.shape[0]), eta))
     costs = np.array([reduced_cost(D, duals, c, eta) for c in combos])
     return np.array(combos, dtype=np.int64).reshape(-1, eta), costs
-
-
-@njit(cache=True)
-def cluster_hash(members):
-    """FNV-1a style hash of a sorted int array (wrapping uint64 arithmetic)."""
-    h = np.uint64(14695981039346656037)
-    for m in members:
-        h = (h ^ np.uint64(m)) * np.uint64(1099511628211)
-    return h
-
-
-def forbidden_table(banned, eta):
-    """Hash table of the clusters in ``banned`` (sorted tuples of size η) for
-    :func:`_is_forbidden`: (sorted hashes, matching rows)."""
-    rows = np.array(sorted(banned), dtype=np.int64).reshape(-1, eta)
-    hashes = np.array([cluster_hash(row) for row in rows], dtype=np.uint64)
-    order = np.argsort(hashes, kind="stable")
-    return hashes[order], np.ascontiguousarray(rows[order])
-
-
-@njit(cache=True)
-def _is_forbidden(sorted_members, fb_hash, fb_rows):
-    h = cluster_hash(sorted_members)
-    lo = np.searchsorted(fb_hash, h)
-    while lo < fb_hash.size and fb_hash[lo] == h:
-        if (fb_rows[lo] == sorted_members).all():
-            return True
-        lo += 1
-    return False
 
 
 def enumeration_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9,
@@ -82,8 +56,6 @@ def enumeration_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1
     >>> r.columns[0].tolist(), r.min_reduced_cost, r.exact
     ([0, 1], -1.5, True)
     """
-    from .constraints import PricingConstraints
-    from .search import SearchSpace, search_clusters
 
     D, duals, eta, clock, banned = start_pricing(D, duals, eta, forbidden, max_columns=max_columns,
                                                  time_limit=time_limit, tol=tol, checked=checked)

@@ -22,7 +22,7 @@ from numba import njit
 from ...errors import ParameterError
 from ._common import PricingResult, reduced_cost, sorted_result, start_pricing
 from .constraints import PricingConstraints
-from .enumeration import _is_forbidden, forbidden_table
+from .forbidden import forbidden_table, is_forbidden
 
 __all__ = ["heuristic_pricing", "greedy_cluster"]
 
@@ -156,7 +156,7 @@ def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, co
         for s in range(mu.size):
             if cutcnt[s] >= 2:
                 rc += mu[s] * (cutcnt[s] // 2)
-        if rc < -tol and not (fb_hash.size > 0 and _is_forbidden(srt, fb_hash, fb_rows)):
+        if rc < -tol and not (fb_hash.size > 0 and is_forbidden(srt, fb_hash, fb_rows)):
             out[count, :] = srt
             count += 1
             for a in range(eta):

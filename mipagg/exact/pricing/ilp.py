@@ -237,31 +237,7 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
         return done(False, None, "time_limit")
 
     if triangle_cuts:
-        m = nodes.size
-        for z in M.z.values():
-            z.domain = pyo.UnitInterval
-        n_cuts = 0
-        for _ in range(cut_rounds):
-            left = clock.remaining()
-            res = solver.solve(M, **{**kw, "time_limit": _limit(solver, left)})
-            if res.termination_condition.name != "convergenceCriteriaSatisfied":
-                break
-            res.solution_loader.load_vars()
-            Z = np.zeros((m, m))
-            val = np.array([M.z[e].value for e in range(edges.shape[0])], dtype=float)
-            Z[edges[:, 0], edges[:, 1]] = val
-            Z += Z.T
-            cuts = _violated_triangles(Z, max_cuts=3 * m)
-            if not cuts:
-                break
-            eid = {(int(i), int(j)): e for e, (i, j) in enumerate(edges.tolist())}
-
-            def zterm(p, q):
-                e = eid.get((min(p, q), max(p, q)))
-                return 0 if e is None else M.z[e]
-            for i, r, j in cuts:
-                M.cuts.add(zterm(i, r) + zterm(r, j) - zterm(i, j) <= 1)
-            n_cuts += len(cuts)
+        n_cuts = _triangle_rounds(M, solver, kw, clock, nodes, edges, cut_rounds)
         info["triangle_cuts"] = n_cuts
         for z in M.z.values():
             z.domain = pyo.Binary
@@ -292,3 +268,35 @@ def ilp_pricing(D, duals, eta, *, max_columns=10, time_limit=None, tol=1e-9, for
     if term == "maxTimeLimit":
         return done(False, None, "time_limit")
     return done(False, None, "error")
+
+
+def _triangle_rounds(M, solver, kw, clock, nodes, edges, cut_rounds) -> int:
+    """Rounds of violated triangle inequalities on the LP relaxation of model
+    (14) (its z relaxed to [0, 1] here; the caller makes them binary again).
+    Returns the number of cuts added."""
+    m = nodes.size
+    for z in M.z.values():
+        z.domain = pyo.UnitInterval
+    n_cuts = 0
+    for _ in range(cut_rounds):
+        left = clock.remaining()
+        res = solver.solve(M, **{**kw, "time_limit": _limit(solver, left)})
+        if res.termination_condition.name != "convergenceCriteriaSatisfied":
+            break
+        res.solution_loader.load_vars()
+        Z = np.zeros((m, m))
+        val = np.array([M.z[e].value for e in range(edges.shape[0])], dtype=float)
+        Z[edges[:, 0], edges[:, 1]] = val
+        Z += Z.T
+        cuts = _violated_triangles(Z, max_cuts=3 * m)
+        if not cuts:
+            break
+        eid = {(int(i), int(j)): e for e, (i, j) in enumerate(edges.tolist())}
+
+        def zterm(p, q):
+            e = eid.get((min(p, q), max(p, q)))
+            return 0 if e is None else M.z[e]
+        for i, r, j in cuts:
+            M.cuts.add(zterm(i, r) + zterm(r, j) - zterm(i, j) <= 1)
+        n_cuts += len(cuts)
+    return n_cuts

@@ -20,6 +20,7 @@ from ...errors import ParameterError
 from ._common import check_pricing_input
 from .constraints import PricingConstraints
 from .search import SearchSpace, edge_prefix_sums
+from .solvers import EXACT, PRICING_ORDERS, PRICING_SOLVERS
 
 __all__ = ["PricingContext", "PricingRound", "pricing_round", "table2_exact_mode"]
 
@@ -94,6 +95,8 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                   exact_rule="measured", sweep_budget=None) -> PricingRound:
     """PricingProblem(λ, π) of seed 001 section 5.1 for η = k..2k−1.
 
+    The stages tried per size are :data:`~.solvers.PRICING_ORDERS` ``[mode]``
+    (solvers of :data:`~.solvers.PRICING_SOLVERS`).
     ``mode="auto"``: heuristic pricing, then (if it found nothing) the exact
     routine chosen by ``exact_rule`` ("table2": :func:`table2_exact_mode`;
     "measured": :func:`mipagg.exact.pricing.exact_mode`), stopping at the
@@ -110,81 +113,104 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
     found are kept, ``swept`` False) rather than the round.  Costs one
     pricing call per size tried (exponential worst case when exact).
     """
-    from . import exact_mode
-    from .enumeration import enumeration_pricing
-    from .heuristic import heuristic_pricing
-
+    if mode not in PRICING_ORDERS:
+        raise ParameterError(f"pricing mode must be one of {tuple(PRICING_ORDERS)}, "
+                             f"got {mode!r}")
     n, k = ctx.n, ctx.k
     cons = constraints if constraints is not None else ctx.none
-    out = PricingRound()
+    state = _RoundState(ctx, duals, cons, PRICING_ORDERS[mode], exact_rule, max_columns,
+                        deadline, sweep_budget)
     t0 = time.perf_counter()
-    went_exact = False
-    sweep_end = None
     for eta in range(k, 2 * k):
         if eta > n or not cons.feasible:
             # no allowed cluster of this size: its minimum is +inf, trivially proven
-            out.min_reduced_costs[eta] = np.inf
-            out.exact_sizes.add(eta)
+            state.out.min_reduced_costs[eta] = np.inf
+            state.out.exact_sizes.add(eta)
             continue
-        if out.columns and not (complete and went_exact):
+        if state.out.columns and not (complete and state.went_exact):
             break
-        sweeping = bool(out.columns) and sweep_budget is not None
-        if sweeping and sweep_end is None:
-            sweep_end = time.perf_counter() + sweep_budget
-        left = None
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                out.timed_out = True
-                break
-        if sweeping and time.perf_counter() >= sweep_end:
+        if not state.price_size(eta):
+            break
+    state.out.seconds = time.perf_counter() - t0
+    return state.out
+
+
+class _RoundState:
+    """One :func:`pricing_round`: what it found, whether an exact routine has
+    run, and the completing sweep's own clock."""
+
+    def __init__(self, ctx, duals, cons, stages, exact_rule, max_columns, deadline,
+                 sweep_budget):
+        self.ctx, self.duals, self.cons, self.stages = ctx, duals, cons, stages
+        self.exact_rule, self.max_columns = exact_rule, max_columns
+        self.deadline, self.sweep_budget = deadline, sweep_budget
+        self.out = PricingRound()
+        self.went_exact = False
+        self.sweep_end = None
+
+    def price_size(self, eta) -> bool:
+        """Price size η through the stages; False when the round must stop."""
+        out = self.out
+        sweeping = bool(out.columns) and self.sweep_budget is not None
+        if sweeping and self.sweep_end is None:
+            self.sweep_end = time.perf_counter() + self.sweep_budget
+        if self.deadline is not None and self.deadline - time.perf_counter() <= 0:
+            out.timed_out = True
+            return False
+        if sweeping and time.perf_counter() >= self.sweep_end:
             out.swept = False
-            break
-        found = []
-        if mode in ("auto", "heuristic") and not went_exact:
-            res = heuristic_pricing(ctx.D, duals, eta, max_columns=max_columns, tol=ctx.tol,
-                                    constraints=cons, checked=True)
-            found = list(res.columns)
-        if not found and mode != "heuristic":
-            if mode != "auto":
-                routine = mode
-            elif exact_rule == "table2":
-                routine = table2_exact_mode(n, eta)
-            else:
-                routine = exact_mode(n, eta)
-            if deadline is not None:
-                left = max(deadline - time.perf_counter(), 1e-3)
-            own_limit = False
-            if sweeping:
-                sweep_left = max(sweep_end - time.perf_counter(), 1e-3)
-                own_limit = left is None or sweep_left < left
-                left = sweep_left if own_limit else left
-            if routine == "enumeration":
-                res = enumeration_pricing(ctx.D, duals, eta, max_columns=max_columns,
-                                          time_limit=left, tol=ctx.tol, constraints=cons,
-                                          floor=0.0, threads=ctx.threads,
-                                          space=ctx.space(eta), checked=True)
-            else:
-                if not cons.trivial:
-                    raise ParameterError("ILP pricing does not take branching constraints "
-                                         "or cuts; use pricing='enumeration' or 'auto'")
-                from .ilp import ilp_pricing
-                res = ilp_pricing(ctx.D, duals, eta, max_columns=max_columns,
-                                  time_limit=left, tol=ctx.tol)
-            went_exact = True
-            found = list(res.columns)
-            if res.exact and res.status == "optimal":
-                m = res.min_reduced_cost
-                out.min_reduced_costs[eta] = np.inf if m is None else float(min(m, 0.0))
-                out.exact_sizes.add(eta)
-            elif res.status == "time_limit" and own_limit:
-                out.swept = False          # the sweep's own budget, not the run's
-                out.columns.extend(found)
+            return False
+        found: list = []
+        for stage in self.stages:
+            if found:
                 break
-            elif res.status == "time_limit":
-                out.timed_out = True
+            s = self.solver(stage, eta)
+            if not s.exact:
+                if self.went_exact:
+                    continue
+                res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
+                              tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
+                found = list(res.columns)
+                continue
+            found, go_on = self.exact_stage(s, eta, sweeping)
+            if not go_on:
+                out.columns.extend(found)
+                return False
         out.columns.extend(found)
-        if out.timed_out:
-            break
-    out.seconds = time.perf_counter() - t0
-    return out
+        return not out.timed_out
+
+    def solver(self, stage, eta):
+        if stage != EXACT:
+            return PRICING_SOLVERS[stage]
+        n = self.ctx.n
+        if self.exact_rule == "table2":
+            return PRICING_SOLVERS[table2_exact_mode(n, eta)]
+        from . import exact_mode
+
+        return PRICING_SOLVERS[exact_mode(n, eta)]
+
+    def exact_stage(self, s, eta, sweeping):
+        """An exact solver at size η within the run's deadline (or the sweep's
+        own budget).  Returns (columns, go on)."""
+        out, now = self.out, time.perf_counter()
+        left = None if self.deadline is None else max(self.deadline - now, 1e-3)
+        own_limit = False
+        if sweeping:
+            sweep_left = max(self.sweep_end - now, 1e-3)
+            own_limit = left is None or sweep_left < left
+            left = sweep_left if own_limit else left
+        options = s.round_options(self.ctx, eta, self.cons)
+        res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
+                      time_limit=left, tol=self.ctx.tol, **options)
+        self.went_exact = True
+        found = list(res.columns)
+        if res.exact and res.status == "optimal":
+            m = res.min_reduced_cost
+            out.min_reduced_costs[eta] = np.inf if m is None else float(min(m, 0.0))
+            out.exact_sizes.add(eta)
+        elif res.status == "time_limit" and own_limit:
+            out.swept = False          # the sweep's own budget, not the run's
+            return found, False
+        elif res.status == "time_limit":
+            out.timed_out = True
+        return found, True

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .forbidden import forbidden_table
+
 __all__ = ["SearchSpace", "search_clusters", "SearchOutcome"]
 
 _SLICE = 4_000   # node expansions between two clock checks (~10-50 ms at n = 1000)
@@ -486,12 +488,10 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
     Σλ + n·min(0, min_η r_η/η) needs, at a fraction of the search.  ``mode="collect"``: every
     cluster with reduced cost below ``threshold`` (at most ``collect_cap``).
     ``forbidden``: (hashes, rows) table of clusters to skip
-    (:func:`~.enumeration.forbidden_table`).  ``threads`` > 1 splits the
+    (:func:`~.forbidden.forbidden_table`).  ``threads`` > 1 splits the
     root's children between threads.  ``deadline``: a ``time.perf_counter()``
     value, checked between slices.  Worst case O(C(n, η)·n log n).
     """
-    from .enumeration import forbidden_table
-
     t0 = time.perf_counter()
     D = space.D
     n = D.shape[0]
@@ -554,7 +554,12 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
             t.start()
         for t in ts:
             t.join()
-    status = state["status"]
+    return _gather(workers, state["status"], collect, eta, max_columns, floor, t0)
+
+
+def _gather(workers, status, collect, eta, max_columns, floor, t0) -> SearchOutcome:
+    """The outcome of a search from its workers' pools and best clusters."""
+    empty_cols = np.zeros((0, eta), dtype=np.int64)
     expansions = int(sum(w.level[1] for w in workers))
     seconds = time.perf_counter() - t0
     if collect:

@@ -1,0 +1,182 @@
+"""Pluggable parts of branch-and-price: branching rules, node selection and
+cut families, each a small class behind a :class:`typing.Protocol`, found by
+name in a registry.
+
+A registry entry is ``"name": "module:Class"`` (loaded on first use, so a
+plug-in module may import anything of :mod:`mipagg.exact` without a cycle).
+Adding a rule is one new file with the class and one line in the registry
+(docs/developer.md has a worked example).
+
+* :class:`BranchingRule` ``choose(tree, node, solution)`` returns the
+  branching decision at a node whose master LP solution is fractional (a
+  :class:`Branch`: the children's together/apart pairs), or None when there
+  is nothing to branch on.
+* :class:`NodeSelection` holds the open nodes: ``push``, ``pop``, ``peek``,
+  ``__len__``, ``bounds()``.
+* :class:`CutFamily` ``separate(master, solution, n, max_cuts,
+  min_violation)`` returns new cuts (record triples for subset-row cuts).
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["BranchingRule", "NodeSelection", "CutFamily", "Node", "Branch",
+           "BRANCHING_RULES", "NODE_SELECTIONS", "CUT_FAMILIES", "load",
+           "RyanFoster", "BestBound", "SubsetRowCuts", "pair_weights", "branching_pair"]
+
+BRANCHING_RULES = {
+    "ryan_foster": "mipagg.exact.rules:RyanFoster",
+}
+NODE_SELECTIONS = {
+    "best_bound": "mipagg.exact.rules:BestBound",
+}
+CUT_FAMILIES = {
+    "subset_row": "mipagg.exact.rules:SubsetRowCuts",
+}
+
+
+def load(registry: dict, name: str):
+    """The class registered as ``name`` in ``registry``."""
+    try:
+        target = registry[name]
+    except KeyError:
+        raise ParameterError(f"unknown name {name!r}; expected one of {sorted(registry)}") \
+            from None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(order=True)
+class Node:
+    """An open node of the tree: its bound (the parent's), −depth (deeper
+    first on equal bounds), an id, and the branching pairs on the path to it."""
+
+    bound: float
+    depth_key: int                      # −depth: deeper first on equal bounds
+    ident: int
+    together: tuple = field(compare=False, default=())
+    apart: tuple = field(compare=False, default=())
+
+    @property
+    def depth(self) -> int:
+        return -self.depth_key
+
+
+@dataclass
+class Branch:
+    """A branching decision: one (together, apart) pair of tuples per child,
+    added to the parent's."""
+
+    children: list
+
+
+@runtime_checkable
+class BranchingRule(Protocol):
+    def choose(self, tree, node: Node, solution) -> Branch | None: ...
+
+
+@runtime_checkable
+class NodeSelection(Protocol):
+    def push(self, node: Node) -> None: ...
+
+    def pop(self) -> Node: ...
+
+    def peek(self) -> Node: ...
+
+    def __len__(self) -> int: ...
+
+    def bounds(self) -> list: ...
+
+
+@runtime_checkable
+class CutFamily(Protocol):
+    def separate(self, master, solution, n: int, max_cuts: int,
+                 min_violation: float) -> list: ...
+
+
+def pair_weights(columns, x, n: int, eps: float = 1e-9):
+    """z_ij = Σ_{C ∋ i, j} x_C over the master solution, as a sparse (n, n)
+    upper-triangular matrix without diagonal (COO)."""
+    from scipy.sparse import csc_matrix, triu
+
+    x = np.asarray(x, dtype=float)
+    keep = np.flatnonzero(x > eps)
+    if keep.size == 0:
+        return triu(csc_matrix((n, n)), k=1).tocoo()
+    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
+    start = np.concatenate(([0], np.cumsum([c.size for c in cols]))).astype(np.int64)
+    A = csc_matrix((np.ones(start[-1]), np.concatenate(cols), start), shape=(n, keep.size))
+    Z = A.multiply(x[keep][None, :]) @ A.T
+    return triu(Z, k=1).tocoo()
+
+
+def branching_pair(columns, x, n: int, eps: float = 1e-6):
+    """The Ryan–Foster pair (i, j), i < j, whose weight z_ij is closest to ½,
+    ties broken by the smaller (i, j); ``None`` when every z_ij is 0 or 1."""
+    Z = pair_weights(columns, x, n)
+    frac = (Z.data > eps) & (Z.data < 1 - eps)
+    if not frac.any():
+        return None
+    rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
+    order = np.lexsort((cols, rows, np.abs(vals - 0.5)))
+    return int(rows[order[0]]), int(cols[order[0]])
+
+
+class RyanFoster:
+    """Ryan–Foster branching (Ryan & Foster 1981; Barnhart et al. 1998) on the
+    most fractional pair weight z_ij (:func:`branching_pair`): one child keeps
+    i and j together, the other apart."""
+
+    def choose(self, tree, node: Node, solution) -> Branch | None:
+        pair = branching_pair(tree.master.columns[:solution.x.size], solution.x, tree.n)
+        if pair is None:
+            return None
+        return Branch([(node.together + (pair,), node.apart),
+                       (node.together, node.apart + (pair,))])
+
+
+class BestBound:
+    """Best-bound node selection, deeper nodes first on equal bounds (a
+    dive), then creation order: a heap of :class:`Node`."""
+
+    def __init__(self):
+        self.heap: list[Node] = []
+
+    def push(self, node: Node) -> None:
+        heapq.heappush(self.heap, node)
+
+    def pop(self) -> Node:
+        return heapq.heappop(self.heap)
+
+    def peek(self) -> Node:
+        return self.heap[0]
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def bounds(self) -> list:
+        return [nd.bound for nd in self.heap]
+
+    def __iter__(self):
+        return iter(self.heap)
+
+
+class SubsetRowCuts:
+    """Subset-row cuts on three records (Jepsen, Sigurd, Spoorendonk &
+    Pisinger 2008; :mod:`mipagg.exact.cuts`): new violated ones only."""
+
+    def separate(self, master, solution, n: int, max_cuts: int, min_violation: float) -> list:
+        from .cuts import separate_subset_rows
+
+        found = separate_subset_rows(master.columns[:solution.x.size], solution.x, n,
+                                     max_cuts=max_cuts, min_violation=min_violation,
+                                     existing=master.cuts)
+        return [t for t, _ in found]
