@@ -24,32 +24,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "mipagg"
 
-# Temporary allow-list for mipagg/exact/ only, which another branch (h21core) restructures
-# at the same time.  After merging it, point exact/ at mipagg.validation (check_k, as_rows,
-# check_partition) and mipagg.refine (local_search, split_large_groups, nearest_groups,
-# sse_tolerance), then empty both sets.
-# (importer, "module.name") pairs of private names imported across modules:
-EXACT_PRIVATE_IMPORTS = {
-    ("mipagg.exact.bp", "mipagg.exact.colgen._close_gap"),
-    ("mipagg.exact.bp", "mipagg.exact.colgen._initial_partition"),
-    ("mipagg.exact.bp", "mipagg.exact.colgen._lp_algorithm"),
-    ("mipagg.exact.bp", "mipagg.exact.colgen._settings"),
-    ("mipagg.exact.neighbourhood", "mipagg.improve._setup"),
-    ("mipagg.exact.neighbourhood", "mipagg.improve._tol"),
-    ("mipagg.exact.pricing.heuristic", "mipagg.exact.pricing.enumeration._is_forbidden"),
-    ("mipagg.exact.bp", "mipagg.heuristics._common.as_rows"),
-    ("mipagg.exact.colgen", "mipagg.heuristics._common.as_rows"),
-    ("mipagg.exact.reference", "mipagg.heuristics._common.as_rows"),
-}
-# (importer, imported) edges left out of the cycle check:
-EXACT_CYCLE_EDGES = {
-    ("mipagg.exact.bp", "mipagg.improve"),              # local_search, split_large_groups
-    ("mipagg.exact.colgen", "mipagg.improve"),          # split_large_groups
-    ("mipagg.exact.neighbourhood", "mipagg.improve"),   # _setup, _tol, nearest_groups, ...
-    ("mipagg.exact.pricing.search", "mipagg.exact.pricing.enumeration"),
-}
-
-
 def _modules(package: Path) -> dict[str, tuple[Path, bool]]:
     """Dotted name -> (file, is a package ``__init__``) for every module."""
     out = {}
@@ -153,23 +127,14 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
-def test_allow_list_covers_exact_only():
-    for importer, _ in EXACT_PRIVATE_IMPORTS | EXACT_CYCLE_EDGES:
-        assert importer.startswith("mipagg.exact.")
-
-
 def test_no_private_name_imported_across_modules():
-    found = [(imp, target, line) for imp, target, line in private_imports(PACKAGE)
-             if (imp, target) not in EXACT_PRIVATE_IMPORTS]
+    found = private_imports(PACKAGE)
     assert not found, "private names imported from another module:\n" + "\n".join(
         f"  {imp} (line {line}) imports {target}" for imp, target, line in found)
 
 
 def test_no_import_cycle():
-    graph = import_graph(PACKAGE)
-    for importer, target in EXACT_CYCLE_EDGES:
-        graph[importer].discard(target)
-    found = cycles(graph)
+    found = cycles(import_graph(PACKAGE))
     assert not found, "import cycles (deferred imports included):\n" + "\n".join(
         "  " + " <-> ".join(c) for c in found)
 

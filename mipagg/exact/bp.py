@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..improve import local_search, split_large_groups
+from ..refine import local_search, split_large_groups
 from ..partition import Partition
 from ..status import Status, summary_fields
 from .bounds import gap, neighbour_bound

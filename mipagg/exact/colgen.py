@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..heuristics._common import as_rows
+from ..validation import as_rows
 from ..partition import Partition
 from ..status import Status, summary_fields
-from ..univariate import check_k
+from ..validation import check_k
 from .bounds import gap, neighbour_bound
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, squared_distances
@@ -203,7 +203,7 @@ class Rounder:
         """Keep ``p`` (after splitting large groups) if it beats the best; a
         partition with a group smaller than k is never kept (``rejected``
         counts them: none is expected from the rounding heuristics)."""
-        from ..improve import split_large_groups
+        from ..refine import split_large_groups
 
         if p.sizes.min() < self.k:
             self.rejected += 1

@@ -41,11 +41,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError, ParameterError
-from ..heuristics._common import as_rows
+from ..validation import as_rows
 from ..partition import Partition
 from ..progress import Progress
 from ..status import Status
-from ..univariate import check_k
+from ..validation import check_k
 
 __all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodResult",
            "check_options"]
@@ -145,7 +145,7 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     and Tarragona 14 ms to 0.55 s on average at k = 3 and 5, 7–20 s for the
     80–90 records of k = 10 (docs/bench/neighbourhood.md).
     """
-    from ..improve import nearest_groups, split_large_groups
+    from ..refine import nearest_groups, split_large_groups
     from .bp import branch_and_price
 
     check_options(groups, move_time, time_limit, max_solves, threads)

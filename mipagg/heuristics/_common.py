@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..validation import as_rows  # noqa: F401  (re-export for exact/ until it imports validation)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from mipagg.exact.pricing.ilp import ilp_pricing
 
 from _bruteforce import optimal_partition
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPANIES = ROOT / "instances" / "companies.csv"
 KEYS = "surface,employees"
 
