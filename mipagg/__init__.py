@@ -11,8 +11,8 @@ generation with certified lower bounds) behind one API::
 
 __version__ = "0.1.0"
 
-from .errors import MipaggError, DataError, ParameterError, SolverError  # noqa: E402
 from ._numba_cache import ensure_cache_dir  # noqa: E402
+from .errors import DataError, MipaggError, ParameterError, SolverError  # noqa: E402
 
 ensure_cache_dir()  # a read-only install without a writable $HOME still runs
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import MipaggError, ParameterError
-from .interrupts import INTERRUPTED, TERMINATED, interrupt_status  # noqa: F401  (INTERRUPTED: tests)
-from .interrupts import CtrlC as _ctrl_c
+from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, interrupt_status  # noqa: F401  (INTERRUPTED: tests)
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
 

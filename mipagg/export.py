@@ -20,7 +20,6 @@ import csv
 import json
 import os
 
-
 __all__ = ["column_pool", "write_pool_mps", "add_subcommand"]
 
 

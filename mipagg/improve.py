@@ -33,9 +33,13 @@ import numpy as np
 
 from .errors import ParameterError
 from .partition import Partition, group_sse
-from .refine import local_search, nearest_groups, split_large_groups
-from .refine import split_group as _split_group
-from .refine import sse_tolerance as _tol
+from .refine import (
+    local_search,
+    nearest_groups,
+    split_group as _split_group,
+    split_large_groups,
+    sse_tolerance as _tol,
+)
 from .validation import check_partition as _setup
 
 __all__ = ["improve_partition", "split_large_groups", "merge_split_search", "MergeSplitResult",

@@ -11,16 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from _bruteforce import optimal_partition
+from hypothesis import assume, given, settings, strategies as st
 
 import mipagg
 from mipagg.certification import NotFeasibleError, certify
 from mipagg.errors import ParameterError
 from mipagg.instance import from_array
 from mipagg.verify import LabelsError, verify_table
-
-from _bruteforce import optimal_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPANIES = ROOT / "instances" / "companies.csv"

@@ -7,9 +7,17 @@ from hypothesis import given, settings, strategies as st
 from mipagg.api import microaggregate
 from mipagg.errors import DataError, ParameterError
 from mipagg.heuristics.mdav import mdav
-from mipagg.improve import (_Groups, _shuffle_event, _try_dissolve, improve_partition,
-                            local_search, local_search_reference, merge_split_search,
-                            random_cluster_shuffling, split_large_groups)
+from mipagg.improve import (
+    _Groups,
+    _shuffle_event,
+    _try_dissolve,
+    improve_partition,
+    local_search,
+    local_search_reference,
+    merge_split_search,
+    random_cluster_shuffling,
+    split_large_groups,
+)
 from mipagg.partition import Partition
 
 

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _bruteforce import optimal_partition
 
 from mipagg.api import microaggregate
 from mipagg.cli import main
 from mipagg.errors import ParameterError
 from mipagg.instance import from_array
-
-from _bruteforce import optimal_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPANIES = ROOT / "instances" / "companies.csv"

@@ -105,8 +105,12 @@ import math  # noqa: E402
 import warnings  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
-from hypothesis import assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    assume,
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 from mipagg.instance import PrecisionWarning, standardize  # noqa: E402
 from mipagg.partition import Partition  # noqa: E402

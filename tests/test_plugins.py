@@ -15,8 +15,13 @@ import pytest
 import mipagg
 from mipagg.api import microaggregate
 from mipagg.errors import ParameterError
-from mipagg.methods import METHODS, get_method
-from mipagg.methods import load_entry_points, register_method, unregister_method
+from mipagg.methods import (
+    METHODS,
+    get_method,
+    load_entry_points,
+    register_method,
+    unregister_method,
+)
 from mipagg.plugins import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,8 +22,7 @@ import numpy as np
 import pytest
 
 from mipagg import cli
-from mipagg.outputs import (OutputError, atomic_path, atomic_write, check_output_path,
-                            check_outputs)
+from mipagg.outputs import OutputError, atomic_path, atomic_write, check_output_path, check_outputs
 from mipagg.verify import verify_files
 
 DATA = "a,b\n1,2\n3,4\n5,7\n8,1\n"

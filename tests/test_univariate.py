@@ -2,14 +2,20 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from _bruteforce import optimal_partition, order_compatible_partitions
+from hypothesis import given, settings, strategies as st
+
 from mipagg.errors import DataError, ParameterError
 from mipagg.partition import group_sse
-from mipagg.univariate import (_shortest_path, _shortest_path_reference, arc_costs, check_k,
-                               mhm, mhm_labels, optimal_univariate)
+from mipagg.univariate import (
+    _shortest_path,
+    _shortest_path_reference,
+    arc_costs,
+    check_k,
+    mhm,
+    mhm_labels,
+    optimal_univariate,
+)
 
 
 @settings(max_examples=40, deadline=None)

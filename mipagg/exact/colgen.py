@@ -29,10 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import as_rows
 from ..partition import Partition
 from ..status import Status, summary_fields
-from ..validation import check_k
+from ..validation import as_rows, check_k
 from .bounds import gap, neighbour_bound
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, squared_distances

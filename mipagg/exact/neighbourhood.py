@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError, ParameterError
-from ..validation import as_rows
 from ..partition import Partition
 from ..progress import Progress
 from ..status import Status
-from ..validation import check_k
+from ..validation import as_rows, check_k
 
 __all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodResult",
            "check_options"]

@@ -25,9 +25,8 @@ from math import comb
 import numpy as np
 
 from ..errors import ParameterError, SolverError
-from ..validation import as_rows
 from ..partition import Partition
-from ..validation import check_k
+from ..validation import as_rows, check_k
 from .highs import new_highs
 
 __all__ = ["optimal_partition_bruteforce", "set_partitioning", "enumerate_clusters"]

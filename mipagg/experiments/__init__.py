@@ -4,8 +4,17 @@ store results in SQLite, and report tables and figures in the seeds' layouts.
 >>> from mipagg.experiments import Grid, MethodEntry, InstanceList, run_grid
 """
 
-from .grid import (CsvSet, GeneratorSet, Grid, GridError, InstanceList, MethodEntry, Run,
-                   SubsetSet, load_grid)
+from .grid import (
+                   CsvSet,
+                   GeneratorSet,
+                   Grid,
+                   GridError,
+                   InstanceList,
+                   MethodEntry,
+                   Run,
+                   SubsetSet,
+                   load_grid,
+)
 from .runner import GridOutcome, StopGrid, execute, run_grid
 from .store import ResultStore
 

@@ -80,7 +80,7 @@ def _grid_inputs(grid_file: str, grid) -> list:
 def _check_db(db: str, inputs: list) -> None:
     """The results file may not be an input; a new one must be creatable
     (an existing one is resumed, SQLite writes it transactionally)."""
-    from ..outputs import OutputError, same_file, check_output_path
+    from ..outputs import OutputError, check_output_path, same_file
 
     for inp in inputs:
         if same_file(Path(db), Path(inp)):

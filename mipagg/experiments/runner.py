@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
+
 from .. import __version__
 from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance

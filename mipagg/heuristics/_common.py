@@ -15,7 +15,6 @@ import numpy as np
 from numba import njit
 
 
-
 @njit(cache=True)
 def _sqdist_rows(X, rows, point):
     m = rows.shape[0]

@@ -50,7 +50,7 @@ STACK = 4096            # depth-first stack (tree depth is about log2(n / LEAF_S
 
 
 @njit(cache=True, inline="always")
-def _sqdist(X, i, q):
+def sqdist_row(X, i, q):
     """The distance loop of ``_common._sqdist_rows`` for one row."""
     s = 0.0
     for j in range(X.shape[1]):
@@ -138,7 +138,7 @@ def build_tree(X, leaf_size):
             cen[v, j] /= b - a
         r2 = 0.0
         for t in range(a, b):
-            d = _sqdist(X, perm[t], cen[v])
+            d = sqdist_row(X, perm[t], cen[v])
             r2 = max(r2, d)
         rad[v] = np.sqrt(r2)
         if b - a <= leaf_size:
@@ -170,7 +170,7 @@ def build_tree(X, leaf_size):
     for v in range(nn):
         if left[v] < 0:
             for t in range(start[v], end[v]):
-                maxn2[v] = max(maxn2[v], _sqdist(X, perm[t], c0))
+                maxn2[v] = max(maxn2[v], sqdist_row(X, perm[t], c0))
     for v in range(nn - 1, 0, -1):  # children are numbered after their parent
         maxn2[parent[v]] = max(maxn2[parent[v]], maxn2[v])
     off = np.zeros(nn)  # distance from a node's ball centre to its parent's
@@ -201,12 +201,12 @@ def tree_remove(T, X, alive, i):
         for t in range(start[v], end[v]):
             w = perm[t]
             if alive[w]:
-                mx = max(mx, _sqdist(X, w, c0))
+                mx = max(mx, sqdist_row(X, w, c0))
                 for j in range(p):
                     x = X[w, j]
                     lo[v, j] = min(lo[v, j], x)
                     hi[v, j] = max(hi[v, j], x)
-                d = _sqdist(X, w, cen[v])
+                d = sqdist_row(X, w, cen[v])
                 r2 = max(r2, d)
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
@@ -315,7 +315,7 @@ def tree_farthest(T, X, alive, q):
             for t in range(start[v], end[v]):
                 i = perm[t]
                 if alive[i]:
-                    d = _sqdist(X, i, q)
+                    d = sqdist_row(X, i, q)
                     if d > best or (d == best and i < arg):
                         best = d
                         arg = i
@@ -360,7 +360,7 @@ def tree_nearest(T, X, alive, q, m):
                 i = perm[t]
                 if not alive[i]:
                     continue
-                d = _sqdist(X, i, q)
+                d = sqdist_row(X, i, q)
                 if c < m:
                     j = c
                     c += 1
@@ -413,7 +413,7 @@ def centroid_state(X):
     c0 = S / max(n, 1)
     nu = np.empty(n)
     for i in range(n):
-        nu[i] = np.sqrt(_sqdist(X, i, c0)) * (1.0 + BALL_MARGIN)
+        nu[i] = np.sqrt(sqdist_row(X, i, c0)) * (1.0 + BALL_MARGIN)
     order = np.argsort(-nu)
     jump = np.arange(n + 1)
     work = np.zeros(4, dtype=np.int64)  # scanned since reset, fallbacks, resets, len(order)
@@ -451,7 +451,7 @@ def _reset_scan(C, X, alive, c):
     for t in range(work[3]):  # the remaining records, in the old order
         i = order[t]
         if alive[i]:
-            nu[i] = np.sqrt(_sqdist(X, i, c0)) * (1.0 + BALL_MARGIN)
+            nu[i] = np.sqrt(sqdist_row(X, i, c0)) * (1.0 + BALL_MARGIN)
             order[L] = i
             L += 1
     key = np.empty(L)
@@ -495,7 +495,7 @@ def farthest_from_centroid(C, X, alive, m):
         tol = 2.0 * (delta * (2.0 * np.sqrt(max(best, 0.0)) + delta) + 2.0 * ru * max(best, 0.0))
         if bound < best - tol - 1e-300:
             break
-        d = _sqdist(X, y, c)
+        d = sqdist_row(X, y, c)
         scanned += 1
         best = max(best, d)
         if ncand == cand.shape[0]:  # keep only candidates still in range
@@ -541,7 +541,7 @@ def farthest_from_centroid(C, X, alive, m):
         for t in range(ncand):
             if cd[t] >= best - tol:
                 y = cand[t]
-                d = _sqdist(X, y, cref)
+                d = sqdist_row(X, y, cref)
                 if d > bestr or (d == bestr and y < arg):
                     bestr = d
                     arg = y

@@ -24,9 +24,8 @@ import numpy as np
 
 from ..partition import Partition
 from ..validation import as_rows, check_k
-from ._common import centroid as _centroid
-from ._common import farthest_from_centroid, nearest, sqdist_to
 from . import _index as ix
+from ._common import centroid as _centroid, farthest_from_centroid, nearest, sqdist_to
 
 __all__ = ["md", "md_groups", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
 

@@ -22,9 +22,8 @@ from numba import njit
 
 from ..partition import Partition
 from ..validation import as_rows, check_k
-from ._common import farthest_from_centroid
-from ._common import nearest, sqdist_to
 from . import _index as ix
+from ._common import farthest_from_centroid, nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups", "mdav_groups_reference"]
 

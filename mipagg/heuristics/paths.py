@@ -29,9 +29,9 @@ from numba import njit
 from ..partition import Partition
 from ..univariate import mhm
 from ..validation import as_rows, check_k
+from . import _index as ix
 from ._common import farthest_from_centroid, sqdist_to
 from .fixed import cbfs_groups, close_groups, md_groups, pair_groups
-from . import _index as ix
 
 __all__ = [
     "npn_order", "npn_order_reference", "md_order", "mdav_order", "cbfs_order", "groups_order",

@@ -31,9 +31,9 @@ from numba import njit
 from ..errors import ParameterError
 from ..partition import Partition
 from ..validation import as_rows, check_k
+from . import _index as ix
 from ._common import farthest_from_centroid, sqdist_to
 from .fixed import group_around
-from . import _index as ix
 
 __all__ = ["vmdav", "vmdav_labels", "vmdav_labels_reference", "vmdav_best", "DEFAULT_GAMMAS"]
 
@@ -62,12 +62,12 @@ def _vmdav_kernel(X, k, gamma):
                 d_in, e_in = np.inf, -1
                 for t in range(size):
                     nb = ix.tree_nearest(T, X, alive, X[group[t]], 1)[0]
-                    d = ix._sqdist(X, nb, X[group[t]])
+                    d = ix.sqdist_row(X, nb, X[group[t]])
                     if d < d_in or (d == d_in and nb < e_in):
                         d_in, e_in = d, nb
                 two = ix.tree_nearest(T, X, alive, X[e_in], 2)
                 other = two[0] if two[0] != e_in else two[1]
-                d_out = ix._sqdist(X, other, X[e_in])
+                d_out = ix.sqdist_row(X, other, X[e_in])
                 if not np.sqrt(d_in) < gamma * np.sqrt(d_out):
                     break
                 ix.remove(T, C, X, alive, e_in)

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from ._common import distance_matrix, path_length, tour_length
 from .construction import (
-    insertion_tour, nearest_neighbor_tour, repetitive_nn_tour, tours_from_every_start,
+    insertion_tour,
+    nearest_neighbor_tour,
+    repetitive_nn_tour,
+    tours_from_every_start,
 )
 from .exact import ExactTourResult, exact_matrix_tour, exact_path, exact_tour
 from .lin_kernighan import lin_kernighan, lin_kernighan_path

@@ -58,9 +58,9 @@ def hamiltonian_path(X, method="nn", *, seed=None, time_limit=None) -> np.ndarra
     True
     """
     from ..deadline import Deadline
-    from .tours import tour
     from ._common import distance_matrix
     from .exact import cut_at_dummy, dummy_matrix, exact_path
+    from .tours import tour
 
     A = as_points(X)
     n = A.shape[0]

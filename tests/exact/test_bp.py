@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _bruteforce import optimal_partition
+from hypothesis import given, settings, strategies as st
 
 from mipagg.exact.bp import branch_and_price, branching_pair, pair_weights
 from mipagg.exact.reference import set_partitioning
 from mipagg.subsets import subset
-
-from _bruteforce import optimal_partition
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
 NODE_CLOSING = dict(cuts=False, close_gap=False, mip_time=0)    # the tree + node gap closing

@@ -13,8 +13,14 @@ from hypothesis import given, settings, strategies as st
 
 from mipagg.api import microaggregate
 from mipagg.errors import ParameterError
-from mipagg.exact.bounds import (columns_below, gap, lagrangian_bound, neighbour_bound,
-                                 neighbour_duals, record_bound)
+from mipagg.exact.bounds import (
+    columns_below,
+    gap,
+    lagrangian_bound,
+    neighbour_bound,
+    neighbour_duals,
+    record_bound,
+)
 from mipagg.exact.colgen import column_generation, table2_exact_mode
 from mipagg.exact.master import set_partitioning_mip, squared_distances
 from mipagg.exact.pricing.enumeration import enumerate_reference

@@ -4,9 +4,11 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from _bruteforce import optimal_partition
+from hypothesis import given, settings, strategies as st
+from test_cli import COMPANIES, KEYS
+from test_improve import partitions
+
 from mipagg.api import microaggregate
 from mipagg.cli import main
 from mipagg.errors import ParameterError
@@ -14,8 +16,6 @@ from mipagg.exact.neighbourhood import exact_neighbourhood_search
 from mipagg.heuristics.mdav import mdav
 from mipagg.improve import IMPROVERS, improve_partition
 from mipagg.partition import Partition, group_sse
-from test_cli import COMPANIES, KEYS
-from test_improve import partitions
 
 
 def _sse(X, labels):

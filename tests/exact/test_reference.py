@@ -3,13 +3,15 @@ an independent exhaustive search, and seed 004 Example 1."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import DataError, ParameterError
 from mipagg.exact.pricing import price, squared_distances
-from mipagg.exact.reference import (enumerate_clusters, optimal_partition_bruteforce,
-                                    set_partitioning)
+from mipagg.exact.reference import (
+    enumerate_clusters,
+    optimal_partition_bruteforce,
+    set_partitioning,
+)
 from mipagg.partition import sse_of_groups
 
 

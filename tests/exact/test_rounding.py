@@ -4,8 +4,14 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from mipagg.exact.master import squared_distances
-from mipagg.exact.rounding import (_glue, _glue_reference, add_remaining_nodes, edge_values,
-                                   rounding_mst, simple_rounding)
+from mipagg.exact.rounding import (
+    _glue,
+    _glue_reference,
+    add_remaining_nodes,
+    edge_values,
+    rounding_mst,
+    simple_rounding,
+)
 from mipagg.heuristics.mdav import mdav
 from mipagg.partition import Partition
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _bruteforce import optimal_partition
+from hypothesis import given, settings, strategies as st
 
 import mipagg
 from mipagg.cli import main
@@ -19,8 +19,6 @@ from mipagg.errors import SolverError
 from mipagg.exact import solvers
 from mipagg.exact.master import cluster_weight, set_partitioning_mip, squared_distances
 from mipagg.exact.pricing.ilp import ilp_pricing
-
-from _bruteforce import optimal_partition
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPANIES = ROOT / "instances" / "companies.csv"

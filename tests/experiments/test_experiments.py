@@ -7,8 +7,17 @@ import numpy as np
 import pytest
 
 from mipagg.errors import ParameterError
-from mipagg.experiments import (GeneratorSet, Grid, GridError, InstanceList, MethodEntry,
-                                ResultStore, StopGrid, load_grid, run_grid)
+from mipagg.experiments import (
+    GeneratorSet,
+    Grid,
+    GridError,
+    InstanceList,
+    MethodEntry,
+    ResultStore,
+    StopGrid,
+    load_grid,
+    run_grid,
+)
 from mipagg.experiments.report import gap_tables, il_stats_table, optimality_tables, render
 from mipagg.experiments.store import decode_labels, encode_labels
 from mipagg.instance import from_array

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _bruteforce import optimal_partition
 
 from mipagg.cli import main
 from mipagg.experiments import Grid, GridError, InstanceList, MethodEntry, ResultStore, run_grid
 from mipagg.experiments.bounds import bound_gap_tables, stored_bounds
 from mipagg.instance import from_array
-
-from _bruteforce import optimal_partition
 
 
 @pytest.fixture

@@ -7,9 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from mipagg.experiments.published import (DATASETS, KINDS, KS, PARTITION_KINDS, PUBLISHED, SEEDS,
-                                          PublishedValue, beats, best_published,
-                                          lowest_published, published)
+from mipagg.experiments.published import (
+    DATASETS,
+    KINDS,
+    KS,
+    PARTITION_KINDS,
+    PUBLISHED,
+    SEEDS,
+    PublishedValue,
+    beats,
+    best_published,
+    lowest_published,
+    published,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS_DIR = ROOT.parent / "shared" / "seeds"

@@ -3,12 +3,10 @@ references (same groups, same order, ties to the lowest row index)."""
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mipagg.generators import simu
-from mipagg.heuristics import _common
-from mipagg.heuristics import _index as ix
+from mipagg.heuristics import _common, _index as ix
 from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
 from mipagg.heuristics.paths import (

@@ -4,10 +4,9 @@ foundation method."""
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from _bruteforce import optimal_partition
+from hypothesis import HealthCheck, given, settings, strategies as st
+
 from mipagg.api import microaggregate
 from mipagg.heuristics.fixed import cbfs_groups, md, md_groups
 from mipagg.heuristics.mdav import mdav, mdav_groups

@@ -2,13 +2,22 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mipagg.heuristics.fixed import cbfs_groups, md_groups
-from mipagg.heuristics.paths import (cbfs_mhm, cbfs_order, groups_order, md_mhm, md_order,
-                                     mdav_mhm, mdav_order, mdav_path_groups, npn_mhm, npn_order)
 from mipagg.heuristics.mdav import mdav_groups
+from mipagg.heuristics.paths import (
+    cbfs_mhm,
+    cbfs_order,
+    groups_order,
+    md_mhm,
+    md_order,
+    mdav_mhm,
+    mdav_order,
+    mdav_path_groups,
+    npn_mhm,
+    npn_order,
+)
 from mipagg.partition import Partition
 from mipagg.univariate import mhm
 

@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mipagg.tsp import (
-    TOUR_METHODS, distance_matrix, exact_matrix_tour, exact_path, exact_tour,
-    hamiltonian_path, path_length, tour, tour_length,
+    TOUR_METHODS,
+    distance_matrix,
+    exact_matrix_tour,
+    exact_path,
+    exact_tour,
+    hamiltonian_path,
+    path_length,
+    tour,
+    tour_length,
 )
 
 

@@ -9,9 +9,18 @@ from hypothesis.extra.numpy import arrays
 
 from mipagg.errors import DataError, ParameterError
 from mipagg.tsp import (
-    TOUR_METHODS, distance_matrix, hamiltonian_path, improve_tour, insertion_tour,
-    lkh_tour, nearest_neighbor_tour, path_length, repetitive_nn_tour, tour,
-    tour_length, tour_to_path,
+    TOUR_METHODS,
+    distance_matrix,
+    hamiltonian_path,
+    improve_tour,
+    insertion_tour,
+    lkh_tour,
+    nearest_neighbor_tour,
+    path_length,
+    repetitive_nn_tour,
+    tour,
+    tour_length,
+    tour_to_path,
 )
 from mipagg.tsp.local_search import is_or_opt_optimal, is_two_opt_optimal, two_opt_reference
 

@@ -9,8 +9,16 @@ from mipagg.errors import DataError, ParameterError
 from mipagg.instance import from_array
 from mipagg.partition import Partition, sse_of_groups
 from mipagg.tsp import exact_path, path_length
-from mipagg.tsp_micro import (compress, compression_path, hm2_micro, mdav_lk_mhm, mf_tsp,
-                              mf_tsp_groups, neighbourhood_matrix, start_paths)
+from mipagg.tsp_micro import (
+    compress,
+    compression_path,
+    hm2_micro,
+    mdav_lk_mhm,
+    mf_tsp,
+    mf_tsp_groups,
+    neighbourhood_matrix,
+    start_paths,
+)
 from mipagg.univariate import mhm
 
 FAST_TOURS = ("nn", "nearest", "farthest", "cheapest", "arbitrary", "2opt", "oropt", "rnn")

@@ -71,7 +71,7 @@ def price(D, duals, eta, mode, *, max_columns=10, time_limit=None, tol=1e-9,
     >>> [c.tolist() for c in r.columns], r.min_reduced_cost
     ([[0, 1], [2, 3]], -1.5)
     """
-    from .solvers import solver   # the registry of :mod:`.solvers` (imports numba kernels)
+    from .solvers import solver  # the registry of :mod:`.solvers` (imports numba kernels)
 
     return solver(mode).solve(D, duals, eta, max_columns=max_columns, time_limit=time_limit,
                               tol=tol, forbidden=forbidden, **options)

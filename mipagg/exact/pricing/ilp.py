@@ -37,8 +37,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ...errors import ParameterError
-from ._common import (PricingResult, half_smallest_sums, reduced_cost, sorted_result,
-                      start_pricing)
+from ._common import PricingResult, half_smallest_sums, reduced_cost, sorted_result, start_pricing
 from .heuristic import greedy_cluster
 
 __all__ = ["ilp_pricing", "build_model", "candidate_graph"]

@@ -5,8 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import DataError, ParameterError
 from mipagg.exact.pricing import exact_mode, price, reduced_cost, squared_distances

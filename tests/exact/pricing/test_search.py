@@ -9,15 +9,14 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mipagg.exact.cuts import cut_lhs, separate_subset_rows
 from mipagg.exact.master import MasterProblem, cluster_weight, squared_distances
+from mipagg.exact.pricing._common import reduced_cost
 from mipagg.exact.pricing.constraints import PricingConstraints
 from mipagg.exact.pricing.enumeration import enumeration_pricing
 from mipagg.exact.pricing.heuristic import heuristic_pricing
-from mipagg.exact.pricing._common import reduced_cost
 from mipagg.exact.pricing.rounds import PricingContext, pricing_round
 from mipagg.exact.pricing.search import SearchSpace, search_clusters
 
