@@ -54,6 +54,7 @@ from .bounds import gap, neighbour_bound
 from .colgen import (Rounder, _close_gap, _initial_partition, _lp_algorithm, _settings,
                      auto_max_columns, default_threads)
 from .master import MasterProblem, cluster_weight, set_partitioning_mip, squared_distances
+from .fixing import PairFixing
 from .node import solve_node
 from .pricing.constraints import PricingConstraints
 from .pricing.rounds import PricingContext
@@ -103,6 +104,10 @@ class BranchAndPriceResult:
     stabilization: str | None = None
     node_closings: int = 0          # gap closings tried at tree nodes
     nodes_enumerated: int = 0       # nodes closed by them
+    fixed_pairs: int = 0            # HOOK(fixing): pairs fixed apart at the root (whole tree)
+    node_fixed_pairs: int = 0       # HOOK(fixing): pairs fixed at tree nodes (their subtrees)
+    candidate_pairs: int = 0        # HOOK(fixing): pairs examined by the fixing
+    fixed: tuple = ()               # HOOK(fixing): the root's fixed pairs (i, j), i < j
     log: list = field(default_factory=list)
 
     @property
@@ -128,6 +133,8 @@ class BranchAndPriceResult:
                 "max_depth": self.max_depth, "gap_closing": self.gap_closing,
                 "threads": self.threads, "stabilization": self.stabilization,
                 "node_closings": self.node_closings, "nodes_enumerated": self.nodes_enumerated,
+                "fixed_pairs": self.fixed_pairs, "node_fixed_pairs": self.node_fixed_pairs,
+                "candidate_pairs": self.candidate_pairs,
                 **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
@@ -181,7 +188,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
-                     stabilization="auto", alpha=0.5, gap_tol=1e-6,
+                     stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -213,6 +220,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     max_columns, threads, lp_algorithm, stabilization, alpha : as in
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way).
+    fixing : reduced-cost fixing of record pairs at the root and at every
+        node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
+        an improving partition is kept apart in the subtree.
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -281,7 +291,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         return lb is not None and lb >= cutoff()
 
     seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-               "tree": 0.0, "node_close": 0.0}
+               "tree": 0.0, "node_close": 0.0, "fixing": 0.0}
     iterations = 0
 
     def run_node(cons, start_bound, depth):
@@ -329,6 +339,14 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     seconds["cuts"] = time.perf_counter() - t0
     root_res = res
     rounder.finish()
+    # HOOK(fixing): root reduced-cost fixing at the duals certifying the root bound
+    fixer = None
+    if fixing and res.stop.bound is not None and res.stop.duals is not None:
+        t1 = time.perf_counter()
+        fixer = PairFixing(D, k)
+        fixer.fix_root(res.stop.duals, res.stop.bound, rounder.best_sse, master.cuts,
+                       res.stop.cut_duals)
+        seconds["fixing"] = time.perf_counter() - t1
 
     # ---- root diving heuristic: fix columns, re-price, until integral
     t0 = time.perf_counter()
@@ -359,7 +377,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     elif not close_gap:
         gap_closing = "disabled"
     elif stop.reason == "converged" and stop.duals is not None and stop.bound is not None:
-        cons = _cut_constraints(master, n, stop.cut_duals)
+        # HOOK(fixing): the root gap closing enumerates no cluster holding a fixed pair
+        cons = _cut_constraints(master, n, stop.cut_duals,
+                                apart=() if fixer is None else _refresh(fixer, rounder))
         for attempt in range(2):
             # second attempt only after the pool MIP improved the incumbent
             gap_closing, opt, bound = _close_gap(
@@ -415,10 +435,16 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
             status = "node_limit"
             break
         heapq.heappop(heap)
-        cons = PricingConstraints.build(n, together=node.together, apart=node.apart)
+        # HOOK(fixing): the root's fixed pairs join the node's apart pairs
+        root_fixed = () if fixer is None else _refresh(fixer, rounder)
+        cons = PricingConstraints.build(n, together=node.together, apart=node.apart + root_fixed)
         if not cons.feasible:
             continue
-        master.set_allowed(master.allowed_under(cons.together, cons.apart))
+        allowed = master.allowed_under(node.together, node.apart)
+        if root_fixed:
+            bad = fixer.forbidden_columns(master.columns)
+            allowed = ~bad if allowed is None else allowed & ~bad
+        master.set_allowed(allowed)
         res, bound = run_node(cons, node.bound, node.depth)
         nodes += 1
         max_depth = max(max_depth, node.depth)
@@ -432,7 +458,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         g = rounder.best_sse - res.stop.bound
         if res.stop.reason == "converged" and closer.wants(g):
             t1 = time.perf_counter()
-            outcome, node_bound = _close_node(D, X, k, master, res.stop, node, rounder,
+            # HOOK(fixing): node gap closing also skips the root's fixed pairs
+            outcome, node_bound = _close_node(D, X, k, master, res.stop,
+                                              _Node(node.bound, node.depth_key, node.ident,
+                                                    node.together, node.apart + root_fixed),
+                                              rounder,
                                               tol_abs, node_close_max_columns, deadline, ctx)
             seconds["node_close"] += time.perf_counter() - t1
             closer.record(outcome, g)
@@ -442,13 +472,22 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                 bound = max(bound, node_bound)
                 if bound >= cutoff():
                     continue
+        apart = node.apart
+        if fixer is not None and res.stop.bound is not None and res.stop.duals is not None:
+            # HOOK(fixing): pairs fixed at this node stay apart in its subtree
+            t1 = time.perf_counter()
+            apart = apart + tuple(fixer.fix_node(res.stop.duals, res.stop.bound,
+                                                 rounder.best_sse, master.cuts,
+                                                 res.stop.cut_duals, known=node.apart))
+            seconds["fixing"] += time.perf_counter() - t1
         pair = branching_pair(master.columns[:res.solution.x.size], res.solution.x, n)
         if pair is None:      # integral (offered above) or artificial: nothing below
             continue
-        for child in _children(pair, node.together, node.apart, bound, node.depth + 1, ident):
+        for child in _children(pair, node.together, apart, bound, node.depth + 1, ident):
             heapq.heappush(heap, child)
         ident += 2
         progress.update(nodes=nodes, open=len(heap), enumerated=closer.succeeded,
+                        fixed=0 if fixer is None else int(fixer.fixed.sum()) + fixer.node_fixed,
                         lb=_global_bound(heap, rounder.best_sse),
                         ub=rounder.best_sse,
                         gap=gap(rounder.best_sse, _global_bound(heap, rounder.best_sse)))
@@ -480,7 +519,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         closed_by=closed_by if status == "optimal" else None, iterations=iterations,
         columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
         seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
-        node_closings=closer.tried, nodes_enumerated=closer.succeeded)
+        node_closings=closer.tried, nodes_enumerated=closer.succeeded,
+        fixed_pairs=0 if fixer is None else int(fixer.fixed.sum()),
+        node_fixed_pairs=0 if fixer is None else fixer.node_fixed,
+        candidate_pairs=0 if fixer is None else len(fixer.pairs),
+        fixed=() if fixer is None else fixer.root_pairs())
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:
@@ -586,6 +629,12 @@ def _children(pair, together, apart, bound, depth, ident):
     """The two Ryan–Foster children of a node: records ``pair`` together, apart."""
     return (_Node(bound, -depth, ident, together + (pair,), apart),
             _Node(bound, -depth, ident + 1, together, apart + (pair,)))
+
+
+def _refresh(fixer, rounder) -> tuple:
+    """HOOK(fixing): the root's fixed pairs at the current incumbent."""
+    fixer.refresh(rounder.best_sse)
+    return fixer.root_pairs()
 
 
 def _global_bound(heap, best):
