@@ -54,8 +54,10 @@ from .bounds import gap, neighbour_bound
 from .colgen import (Rounder, _close_gap, _initial_partition, _lp_algorithm, _settings,
                      auto_max_columns, default_threads)
 from .master import MasterProblem, cluster_weight, set_partitioning_mip, squared_distances
+from .branching import make_branching
 from .fixing import PairFixing
 from .node import solve_node
+from .treestats import gap_closed, tree_estimate
 from .pricing.constraints import PricingConstraints
 from .pricing.rounds import PricingContext
 
@@ -108,6 +110,9 @@ class BranchAndPriceResult:
     node_fixed_pairs: int = 0       # HOOK(fixing): pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # HOOK(fixing): pairs examined by the fixing
     fixed: tuple = ()               # HOOK(fixing): the root's fixed pairs (i, j), i < j
+    branching: str = "fractional"   # HOOK(branching): the rule's name
+    tree_estimate: int | None = None  # HOOK(treestats): estimated total nodes at return
+    strong_evaluations: int = 0     # HOOK(branching): child LPs solved by strong branching
     log: list = field(default_factory=list)
 
     @property
@@ -135,6 +140,9 @@ class BranchAndPriceResult:
                 "node_closings": self.node_closings, "nodes_enumerated": self.nodes_enumerated,
                 "fixed_pairs": self.fixed_pairs, "node_fixed_pairs": self.node_fixed_pairs,
                 "candidate_pairs": self.candidate_pairs,
+                "branching": self.branching, "strong_evaluations": self.strong_evaluations,
+                "gap_closed": gap_closed(self.lower_bound, self.sse, self.root_lp_bound),
+                "tree_estimate": self.tree_estimate,
                 **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
@@ -189,7 +197,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     verbose=False) -> BranchAndPriceResult:
+                     branching="fractional", verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -223,6 +231,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     fixing : reduced-cost fixing of record pairs at the root and at every
         node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
         an improving partition is kept apart in the subtree.
+    branching : the branching rule (:mod:`mipagg.exact.branching`):
+        "fractional" (most fractional pair) or "strong" (strong branching on
+        the restricted master, 8 candidates; "strong:N" for N).
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -252,6 +263,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     if max_cut_rounds < 0 or (cuts_per_round is not None and cuts_per_round < 1):
         raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
     algorithm = _lp_algorithm(lp_algorithm, k)
+    rule = make_branching(branching)          # HOOK(branching)
     deadline = None if time_limit is None else t_start + float(time_limit)
     if mip_time is None:
         mip_time = 60.0 if time_limit is None else min(60.0, 0.1 * float(time_limit))
@@ -417,8 +429,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                                                  and time.perf_counter() >= deadline):
         status = "time_limit"
     if not closed(root_bound) and status is None:
-        pair = None if root_res.solution is None else branching_pair(
-            master.columns[:root_res.solution.x.size], root_res.solution.x, n)
+        # HOOK(branching): the rule picks the root's pair
+        pair = None if root_res.solution is None else rule.select(
+            master, root_res.solution, n, None, rounder.best_sse, deadline)
         if pair is not None:
             for child in _children(pair, (), (), root_bound, 1, ident):
                 heapq.heappush(heap, child)
@@ -480,17 +493,21 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                                                  rounder.best_sse, master.cuts,
                                                  res.stop.cut_duals, known=node.apart))
             seconds["fixing"] += time.perf_counter() - t1
-        pair = branching_pair(master.columns[:res.solution.x.size], res.solution.x, n)
+        # HOOK(branching): the rule picks the node's pair
+        pair = rule.select(master, res.solution, n, allowed, rounder.best_sse, deadline)
         if pair is None:      # integral (offered above) or artificial: nothing below
             continue
         for child in _children(pair, node.together, apart, bound, node.depth + 1, ident):
             heapq.heappush(heap, child)
         ident += 2
+        glb = _global_bound(heap, rounder.best_sse)
         progress.update(nodes=nodes, open=len(heap), enumerated=closer.succeeded,
                         fixed=0 if fixer is None else int(fixer.fixed.sum()) + fixer.node_fixed,
-                        lb=_global_bound(heap, rounder.best_sse),
-                        ub=rounder.best_sse,
-                        gap=gap(rounder.best_sse, _global_bound(heap, rounder.best_sse)))
+                        lb=glb, ub=rounder.best_sse, gap=gap(rounder.best_sse, glb),
+                        # HOOK(treestats): share of the root gap closed, tree-size estimate
+                        closed=gap_closed(glb, rounder.best_sse, root_lp_bound),
+                        estimate=tree_estimate(nodes, [nd.depth for nd in heap
+                                                       if nd.bound < cutoff()]))
     master.set_allowed(None)
     seconds["tree"] = time.perf_counter() - t0
     rounder.finish()
@@ -520,6 +537,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         columns=len(master.columns), max_depth=max_depth, gap_closing=gap_closing,
         seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
         node_closings=closer.tried, nodes_enumerated=closer.succeeded,
+        branching=rule.name, strong_evaluations=getattr(rule, "evaluations", 0),
+        tree_estimate=nodes if status == "optimal" else tree_estimate(
+            nodes, [nd.depth for nd in open_nodes]),
         fixed_pairs=0 if fixer is None else int(fixer.fixed.sum()),
         node_fixed_pairs=0 if fixer is None else fixer.node_fixed,
         candidate_pairs=0 if fixer is None else len(fixer.pairs),
