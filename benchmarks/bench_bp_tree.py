@@ -12,6 +12,7 @@ option at its default, one pricing thread):
 * ``fractional-nofix``  the same without reduced-cost fixing;
 * ``strong``            strong branching on the restricted master (8 candidates), fixing on;
 * ``strong-nofix``      strong branching without fixing;
+* ``*-nodecuts``        any of the above with 3 subset-row cut rounds at every node;
 * ``*-tree``            any of the above with cuts, gap closing and the pool MIP off
   (the tree alone must prove optimality).
 
@@ -40,12 +41,13 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 
 
 def config(name: str) -> dict:
-    tree = name.endswith("-tree")
-    base = name[:-5] if tree else name
-    rule, _, fix = base.partition("-")
-    if rule not in ("fractional", "strong") or fix not in ("", "nofix"):
+    rule, *flags = name.split("-")
+    if rule not in ("fractional", "strong") or not set(flags) <= {"nofix", "tree", "nodecuts"}:
         raise SystemExit(f"unknown configuration {name!r}")
-    return dict(branching=rule, fixing=fix != "nofix", **(TREE_ONLY if tree else {}))
+    kw = dict(branching=rule, fixing="nofix" not in flags)
+    if "nodecuts" in flags:
+        kw["node_cut_rounds"] = 3
+    return {**kw, **(TREE_ONLY if "tree" in flags else {})}
 
 
 def main(argv=None):
@@ -74,7 +76,7 @@ def main(argv=None):
                 closed = s["gap_closed"]
                 print(f"| {inst.name} | {a.k} | {cfg} | {r.status} | {secs:.1f} | {r.nodes} | "
                       f"{r.max_depth} | {r.open_nodes} | "
-                      f"{'–' if r.gap is None else f'{100 * r.gap:.4f}'} | "
+                      f"{'–' if r.gap is None else f'{r.gap:.4f}'} | "
                       f"{'–' if closed is None else f'{100 * closed:.1f}'} | "
                       f"{s['tree_estimate'] or '–'} | {r.fixed_pairs}/{r.node_fixed_pairs} | "
                       f"{r.strong_evaluations} |", flush=True)

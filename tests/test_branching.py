@@ -52,6 +52,31 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
         assert r.strong_evaluations == 0
 
 
+@settings(max_examples=25, deadline=None)
+@given(tiny())
+def test_node_cuts_keep_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, close_gap=False, mip_time=0, node_close_max_columns=0,
+                         node_cut_rounds=2, max_cut_rounds=0)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.cuts == r.node_cuts                         # no root round: every cut from a node
+
+
+def test_node_cuts_on_a_tree():
+    from mipagg.generators import lognormal
+    X = lognormal(60, 6, seed=4).X
+    kw = dict(threads=1, close_gap=False, mip_time=0, node_close_max_columns=0,
+              max_cut_rounds=0)
+    plain = branch_and_price(X, 3, **kw)
+    cut = branch_and_price(X, 3, node_cut_rounds=3, **kw)
+    assert plain.status == cut.status == "optimal"
+    assert cut.sse == pytest.approx(plain.sse, abs=1e-7)
+    assert plain.node_cuts == 0 and (cut.nodes == 1 or cut.node_cuts > 0)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 3, node_cut_rounds=-1)
+
+
 def _fractional_master():
     # two records 0, 1 each shareable with 2 or 3: an LP with z_01 = 0 and fractional pairs
     X = np.array([[0.], [0.3], [1.], [1.2], [5.], [5.1]])

@@ -56,6 +56,7 @@ from .colgen import (Rounder, _close_gap, _initial_partition, _lp_algorithm, _se
 from .master import MasterProblem, cluster_weight, set_partitioning_mip, squared_distances
 from .branching import make_branching
 from .fixing import PairFixing
+from . import nodecuts
 from .node import solve_node
 from .treestats import gap_closed, tree_estimate
 from .pricing.constraints import PricingConstraints
@@ -112,6 +113,7 @@ class BranchAndPriceResult:
     fixed: tuple = ()               # HOOK(fixing): the root's fixed pairs (i, j), i < j
     branching: str = "fractional"   # HOOK(branching): the rule's name
     tree_estimate: int | None = None  # HOOK(treestats): estimated total nodes at return
+    node_cuts: int = 0              # HOOK(node cuts): cuts separated at tree nodes
     strong_evaluations: int = 0     # HOOK(branching): child LPs solved by strong branching
     log: list = field(default_factory=list)
 
@@ -142,7 +144,7 @@ class BranchAndPriceResult:
                 "candidate_pairs": self.candidate_pairs,
                 "branching": self.branching, "strong_evaluations": self.strong_evaluations,
                 "gap_closed": gap_closed(self.lower_bound, self.sse, self.root_lp_bound),
-                "tree_estimate": self.tree_estimate,
+                "tree_estimate": self.tree_estimate, "node_cuts": self.node_cuts,
                 **{f"time_{k}": v for k, v in self.seconds.items()}}
 
 
@@ -197,7 +199,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     branching="fractional", verbose=False) -> BranchAndPriceResult:
+                     branching="fractional", node_cut_rounds=0, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -234,6 +236,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     branching : the branching rule (:mod:`mipagg.exact.branching`):
         "fractional" (most fractional pair) or "strong" (strong branching on
         the restricted master, 8 candidates; "strong:N" for N).
+    node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
+        :mod:`mipagg.exact.nodecuts`), each followed by the node's column
+        generation; 0 (the default) separates cuts at the root only.
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -264,6 +269,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
     algorithm = _lp_algorithm(lp_algorithm, k)
     rule = make_branching(branching)          # HOOK(branching)
+    node_cuts_added = 0                       # HOOK(node cuts)
+    if int(node_cut_rounds) != node_cut_rounds or node_cut_rounds < 0:
+        raise ParameterError(f"node_cut_rounds must be an integer >= 0, got {node_cut_rounds!r}")
     deadline = None if time_limit is None else t_start + float(time_limit)
     if mip_time is None:
         mip_time = 60.0 if time_limit is None else min(60.0, 0.1 * float(time_limit))
@@ -468,6 +476,20 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
             break
         if bound >= cutoff() or res.solution is None:
             continue
+        if cuts and node_cut_rounds:
+            # HOOK(node cuts): subset-row cut rounds at the node, then its loop again
+            res, bound, added = nodecuts.node_cut_rounds(
+                master, res, bound, lambda b: run_node(cons, b, node.depth),
+                ub=cutoff, rounds=node_cut_rounds, per_round=cuts_per_round,
+                min_violation=min_violation, tail_off=tail_off, separate=separate_cuts)
+            node_cuts_added += added
+            if res.stop.reason == "time_limit":
+                heapq.heappush(heap, _Node(bound, node.depth_key, node.ident, node.together,
+                                           node.apart))
+                status = "time_limit"
+                break
+            if bound >= cutoff() or res.solution is None:
+                continue
         g = rounder.best_sse - res.stop.bound
         if res.stop.reason == "converged" and closer.wants(g):
             t1 = time.perf_counter()
@@ -538,6 +560,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         seconds=seconds, threads=ctx.threads, stabilization=settings.stabilization,
         node_closings=closer.tried, nodes_enumerated=closer.succeeded,
         branching=rule.name, strong_evaluations=getattr(rule, "evaluations", 0),
+        node_cuts=node_cuts_added,
         tree_estimate=nodes if status == "optimal" else tree_estimate(
             nodes, [nd.depth for nd in open_nodes]),
         fixed_pairs=0 if fixer is None else int(fixer.fixed.sum()),
