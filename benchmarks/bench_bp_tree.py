@@ -16,9 +16,12 @@ option at its default, one pricing thread):
 * ``*-tree``            any of the above with cuts, gap closing and the pool MIP off
   (the tree alone must prove optimality).
 
-Printed per run: status, seconds, nodes, depth, open nodes, final gap, share of
-the root gap closed, tree-size estimate, pairs fixed (root / nodes), strong
-branching LP re-solves.
+Printed per run: status, seconds (total, tree), nodes, depth, open nodes, how
+far the tree lifted the bound above the root's bound after cuts, best SSE,
+final gap, share of the root gap closed, tree-size estimate, pairs fixed
+(root / nodes), cuts separated at nodes, strong branching LP re-solves.
+``--node-limit`` gives every configuration the same number of nodes (the
+shared machine's load makes equal-time comparisons noisy).
 """
 
 from __future__ import annotations
@@ -57,29 +60,35 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--p", type=int, default=11)
     ap.add_argument("--time-limit", type=float, default=240.0)
+    ap.add_argument("--node-limit", type=int, default=None,
+                    help="stop after this many nodes (equal work per configuration)")
     ap.add_argument("--configs", default="fractional,fractional-nofix,strong")
     ap.add_argument("--json", help="append one JSON record per run to this file")
     a = ap.parse_args(argv)
     print(f"<!-- {machine()} -->")
-    print("| instance | k | config | status | s | nodes | depth | open | gap % | closed % "
-          "| estimate | fixed root/nodes | strong LPs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| instance | k | config | status | s | tree s | nodes | depth | open | LB − root cut LB "
+          "| UB | gap % | closed % | estimate | fixed root/nodes | node cuts | strong LPs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in map(int, a.sizes.split(",")):
         for seed in map(int, a.seeds.split(",")):
             inst = lognormal(n, a.p, seed=seed)
             for cfg in a.configs.split(","):
                 t0 = time.perf_counter()
                 r = branch_and_price(inst.X, a.k, time_limit=a.time_limit, threads=1,
-                                     **config(cfg))
+                                     node_limit=a.node_limit, **config(cfg))
                 secs = time.perf_counter() - t0
                 s = r.summary()
                 closed = s["gap_closed"]
-                print(f"| {inst.name} | {a.k} | {cfg} | {r.status} | {secs:.1f} | {r.nodes} | "
+                lift = None if r.lower_bound is None or r.root_cut_bound is None else \
+                    r.lower_bound - r.root_cut_bound
+                print(f"| {inst.name} | {a.k} | {cfg} | {r.status} | {secs:.1f} | "
+                      f"{r.seconds['tree']:.1f} | {r.nodes} | "
                       f"{r.max_depth} | {r.open_nodes} | "
+                      f"{'–' if lift is None else f'{lift:.4f}'} | {r.sse:.4f} | "
                       f"{'–' if r.gap is None else f'{r.gap:.4f}'} | "
                       f"{'–' if closed is None else f'{100 * closed:.1f}'} | "
                       f"{s['tree_estimate'] or '–'} | {r.fixed_pairs}/{r.node_fixed_pairs} | "
-                      f"{r.strong_evaluations} |", flush=True)
+                      f"{r.node_cuts} | {r.strong_evaluations} |", flush=True)
                 if a.json:
                     with open(a.json, "a") as f:
                         f.write(json.dumps({"instance": inst.name, "k": a.k, "config": cfg,
