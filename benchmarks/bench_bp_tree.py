@@ -13,6 +13,8 @@ option at its default, one pricing thread):
 * ``strong``            strong branching on the restricted master (8 candidates), fixing on;
 * ``strong-nofix``      strong branching without fixing;
 * ``*-nodecuts``        any of the above with 3 subset-row cut rounds at every node;
+* ``*-treemip``         any of the above with the pool MIP rerun in the tree each time
+  the pool has grown by half (``tree_mip=1.5``);
 * ``*-tree``            any of the above with cuts, gap closing and the pool MIP off
   (the tree alone must prove optimality).
 
@@ -45,11 +47,13 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 
 def config(name: str) -> dict:
     rule, *flags = name.split("-")
-    if rule not in ("fractional", "strong") or not set(flags) <= {"nofix", "tree", "nodecuts"}:
+    if rule not in ("fractional", "strong") or not set(flags) <= {"nofix", "tree", "nodecuts", "treemip"}:
         raise SystemExit(f"unknown configuration {name!r}")
     kw = dict(branching=rule, fixing="nofix" not in flags)
     if "nodecuts" in flags:
         kw["node_cut_rounds"] = 3
+    if "treemip" in flags:
+        kw["tree_mip"] = 1.5
     return {**kw, **(TREE_ONLY if "tree" in flags else {})}
 
 

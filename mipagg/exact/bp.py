@@ -199,7 +199,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     branching="fractional", node_cut_rounds=0, verbose=False) -> BranchAndPriceResult:
+                     branching="fractional", node_cut_rounds=0, tree_mip=None,
+                     verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -239,6 +240,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
         :mod:`mipagg.exact.nodecuts`), each followed by the node's column
         generation; 0 (the default) separates cuts at the root only.
+    tree_mip : rerun the pool MIP (``mip_time``, at most half the time left)
+        in the tree whenever the pool has grown by this factor since the last
+        one (e.g. 1.5); None (the default): only at the root.
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -426,6 +430,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     # ---- root primal heuristic (price-and-branch): integer master over the pool
     if not closed(root_bound) and mip_time > 0 and not pool_mip_done:
         seconds["mip"] += _timed(_root_mip)
+    pool_at_mip = len(master.columns)          # HOOK(tree MIP): pool size at the last MIP
 
     # ---- tree: best bound first, Ryan–Foster branching
     t0 = time.perf_counter()
@@ -474,6 +479,13 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                                        node.apart))
             status = "time_limit"
             break
+        if tree_mip and mip_time > 0 and len(master.columns) >= tree_mip * pool_at_mip:
+            # HOOK(tree MIP): the pool MIP again once the tree has grown the pool
+            pool_at_mip = len(master.columns)
+            budget = mip_time if deadline is None else \
+                min(mip_time, 0.5 * (deadline - time.perf_counter()))
+            if budget > 1.0:
+                seconds["mip"] += _timed(lambda: _pool_mip(master, rounder, X, k, budget))
         if bound >= cutoff() or res.solution is None:
             continue
         if cuts and node_cut_rounds:
