@@ -24,6 +24,7 @@ from mipagg.cli import main
 from _bruteforce import optimal_partition
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+TREE_ONLY_BUT_MIP = dict(cuts=False, close_gap=False, node_close_max_columns=0)
 COMPANIES = Path(__file__).resolve().parent.parent / "instances" / "companies.csv"
 
 
@@ -63,6 +64,15 @@ def test_node_cuts_keep_the_brute_force_optimum(inst):
     assert r.cuts == r.node_cuts                         # no root round: every cut from a node
 
 
+@settings(max_examples=15, deadline=None)
+@given(tiny())
+def test_tree_mip_keeps_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, tree_mip=1.0, mip_time=5, **TREE_ONLY_BUT_MIP)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
 def test_node_cuts_on_a_tree():
     from mipagg.generators import lognormal
     X = lognormal(60, 6, seed=4).X
@@ -75,6 +85,8 @@ def test_node_cuts_on_a_tree():
     assert plain.node_cuts == 0 and (cut.nodes == 1 or cut.node_cuts > 0)
     with pytest.raises(ParameterError):
         branch_and_price(X, 3, node_cut_rounds=-1)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 3, tree_mip=0.5)
 
 
 def _fractional_master():

@@ -274,6 +274,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     algorithm = _lp_algorithm(lp_algorithm, k)
     rule = make_branching(branching)          # HOOK(branching)
     node_cuts_added = 0                       # HOOK(node cuts)
+    if tree_mip is not None and not (isinstance(tree_mip, (int, float)) and tree_mip >= 1):
+        raise ParameterError(f"tree_mip must be None or a number >= 1, got {tree_mip!r}")
     if int(node_cut_rounds) != node_cut_rounds or node_cut_rounds < 0:
         raise ParameterError(f"node_cut_rounds must be an integer >= 0, got {node_cut_rounds!r}")
     deadline = None if time_limit is None else t_start + float(time_limit)
