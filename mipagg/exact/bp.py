@@ -576,7 +576,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         branching=rule.name, strong_evaluations=getattr(rule, "evaluations", 0),
         node_cuts=node_cuts_added,
         tree_estimate=nodes if status == "optimal" else tree_estimate(
-            nodes, [nd.depth for nd in open_nodes]),
+            nodes, [nd.depth for nd in open_nodes]) if open_nodes else None,
         fixed_pairs=0 if fixer is None else int(fixer.fixed.sum()),
         node_fixed_pairs=0 if fixer is None else fixer.node_fixed,
         candidate_pairs=0 if fixer is None else len(fixer.pairs),
