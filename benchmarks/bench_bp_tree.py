@@ -14,7 +14,7 @@ option at its default, one pricing thread):
 * ``strong-nofix``      strong branching without fixing;
 * ``*-nodecuts``        any of the above with 3 subset-row cut rounds at every node;
 * ``*-treemip``         any of the above with the pool MIP rerun in the tree each time
-  the pool has grown by half (``tree_mip=1.5``);
+  the pool has grown by 10 % (``tree_mip=1.1``);
 * ``*-tree``            any of the above with cuts, gap closing and the pool MIP off
   (the tree alone must prove optimality).
 
@@ -53,7 +53,7 @@ def config(name: str) -> dict:
     if "nodecuts" in flags:
         kw["node_cut_rounds"] = 3
     if "treemip" in flags:
-        kw["tree_mip"] = 1.5
+        kw["tree_mip"] = 1.1
     return {**kw, **(TREE_ONLY if "tree" in flags else {})}
 
 
