@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mipagg.cli import main
 from mipagg.errors import ParameterError
 from mipagg.exact.bp import branch_and_price, branching_pair
 from mipagg.exact.branching import MostFractional, StrongBranching, make_branching
 from mipagg.exact.master import MasterProblem, squared_distances
 from mipagg.exact.treestats import finished_weight, gap_closed, tree_estimate
-from mipagg.cli import main
 
 from _bruteforce import optimal_partition
 
