@@ -263,9 +263,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
 class BranchAndPrice(ColumnGeneration):
     """One run of ``bp``: the root of :class:`~mipagg.exact.colgen.ColumnGeneration`
     (with a cutoff at the incumbent), then the phases :meth:`cut_rounds`,
+    :meth:`fix_pairs` (reduced-cost pair fixing, :mod:`mipagg.exact.fixing`),
     :meth:`dive_phase`, :meth:`close_root_gap`, :meth:`pool_mip` and
-    :meth:`explore_tree`, with reduced-cost pair fixing (:meth:`fix_pairs`,
-    :mod:`mipagg.exact.fixing`) after the cut rounds; the tree's state (open nodes, counts, incumbent,
+    :meth:`explore_tree`; the tree's state (open nodes, counts, incumbent,
     bounds) is held in fields.  The branching rule, node selection and cut
     family are objects named in the settings (:mod:`mipagg.exact.rules`)."""
 

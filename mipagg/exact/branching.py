@@ -14,8 +14,12 @@
   only chooses the pair; it bounds nothing (without pricing a child's LP
   value is an upper estimate), so every bound stays certified.
 
-A rule has one method, ``select(master, solution, n, allowed, ub, deadline)``
-returning a pair (i, j), i < j, or None when every z_ij is 0 or 1.
+Both are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
+solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
+"ryan_foster", the default, and "strong"); ``choose`` reads the tree's
+master, the node's allowed-column mask, the incumbent and the deadline and
+calls ``select(master, solution, n, allowed, ub, deadline)``, which returns
+a pair (i, j), i < j, or None when every z_ij is 0 or 1.
 """
 
 from __future__ import annotations
@@ -25,18 +29,14 @@ import time
 import numpy as np
 
 from ..errors import ParameterError
+from .rules import RyanFoster, branching_rule, pair_branch, pair_weights
 
-__all__ = ["MostFractional", "StrongBranching", "make_branching", "BRANCHING_RULES",
-           "fractional_pairs"]
-
-BRANCHING_RULES = ("fractional", "strong")
+__all__ = ["MostFractional", "StrongBranching", "fractional_pairs", "make_branching"]
 
 
 def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
     """(m, 2) pairs i < j with 0 < z_ij < 1, most fractional first (ties by
     the smaller (i, j))."""
-    from .bp import pair_weights
-
     Z = pair_weights(columns, x, n)
     frac = (Z.data > eps) & (Z.data < 1 - eps)
     rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
@@ -44,17 +44,24 @@ def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
     return np.stack([rows[order], cols[order]], axis=1).astype(np.int64)
 
 
-class MostFractional:
-    """The pair whose z_ij is closest to ½."""
+class _SelectsPair:
+    """``choose`` of the tree's protocol by ``select`` on the tree's state."""
 
-    name = "fractional"
+    def choose(self, tree, node, solution):
+        return pair_branch(node, self.select(tree.master, solution, tree.n, tree.allowed,
+                                             tree.rounder.best_sse, tree.stop.deadline))
+
+
+class MostFractional(RyanFoster):
+    """The pair whose z_ij is closest to ½ (the rule "ryan_foster" with a
+    ``select``)."""
 
     def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
         P = fractional_pairs(master.columns[:solution.x.size], solution.x, n)
         return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
 
 
-class StrongBranching:
+class StrongBranching(_SelectsPair):
     """Strong branching on the restricted master (module docstring):
     ``candidates`` pairs, 2 LP re-solves each.  ``evaluations`` counts the
     LP re-solves, ``seconds`` their time."""
@@ -138,17 +145,8 @@ def _restore(master):
 
 def make_branching(rule):
     """A branching rule from its name ("fractional", "strong", "strong:N"
-    with N candidates) or a rule object."""
-    if hasattr(rule, "select"):
+    with N candidates, any name of :data:`~mipagg.exact.rules.BRANCHING_RULES`)
+    or a rule object (:func:`~mipagg.exact.rules.branching_rule`)."""
+    if hasattr(rule, "choose"):
         return rule
-    if isinstance(rule, str):
-        name, _, arg = rule.partition(":")
-        if name == "fractional" and not arg:
-            return MostFractional()
-        if name == "strong":
-            try:
-                return StrongBranching(int(arg)) if arg else StrongBranching()
-            except ValueError:
-                pass
-    raise ParameterError(f"branching must be one of {', '.join(BRANCHING_RULES)} "
-                         f"(or strong:N), got {rule!r}")
+    return branching_rule(rule)
