@@ -17,6 +17,8 @@ k = 3).  Configurations, each with one pricing thread:
   is min(limit/4, 30 s) since ``ROOT_CLOSE_SECONDS``; it was limit/4);
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
+* ``bp-nofix``, ``bp-tree-nofix``  without reduced-cost fixing (issue 22);
+* ``bp-strong``, ``bp-tree-strong`` strong branching instead of the most fractional pair;
 * ``cg+close``    column generation to the LP bound, then gap closing.
 
 Printed per run: proven (status optimal), seconds, nodes, root LP bound, root
@@ -57,6 +59,17 @@ CONFIGS = {
     "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
                                                  close_gap=False, mip_time=0,
                                                  node_close_max_columns=0),
+    # issue 22: reduced-cost fixing off, strong branching (docs/bench/bp_tree.md)
+    "bp-nofix": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, fixing=False),
+    "bp-strong": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                   branching="strong"),
+    "bp-tree-nofix": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                       cuts=False, close_gap=False, mip_time=0,
+                                                       node_close_max_columns=0, fixing=False),
+    "bp-tree-strong": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                        cuts=False, close_gap=False, mip_time=0,
+                                                        node_close_max_columns=0,
+                                                        branching="strong"),
     "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
                                                    close_gap=True),
 }

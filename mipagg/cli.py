@@ -24,6 +24,8 @@ METHOD_OPTIONS = {
     "--max-iterations": ("max_iterations", int, "cg iteration limit"),
     "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
+    "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "
+                    "(strong branching on N candidate pairs, default 8)"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),

@@ -41,29 +41,33 @@ singleton columns), so the branching is complete.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..refine import local_search, split_large_groups
 from ..partition import Partition
 from ..status import Status, summary_fields
+from . import nodecuts
 from .bounds import gap, neighbour_bound
 from .colgen import ColumnGeneration, Rounder, initial_partition
+from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .node import solve_node
 from .pricing.constraints import PricingConstraints
 from .rules import (
-    BRANCHING_RULES,
+    BRANCHING_ALIASES,
     CUT_FAMILIES,
     NODE_SELECTIONS,
     Node,
     branching_pair,
+    branching_rule,
     load,
     pair_weights,
 )
 from .settings import BPSettings, StopCriterion, merge_settings
+from .treestats import gap_closed, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
            "branching_pair", "pair_weights", "dive"]
@@ -76,7 +80,9 @@ ROOT_CLOSE_SECONDS = 30.0
 _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "root_lp_bound",
             "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
-            "node_closings", "nodes_enumerated")
+            "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
+            "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
+            "node_cuts")
 
 
 @dataclass
@@ -118,6 +124,14 @@ class BranchAndPriceResult:
     stabilization: str | None = None
     node_closings: int = 0          # gap closings tried at tree nodes
     nodes_enumerated: int = 0       # nodes closed by them
+    fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
+    node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
+    candidate_pairs: int = 0        # pairs examined by the fixing
+    fixed: tuple = ()               # the root's fixed pairs (i, j), i < j
+    branching: str = "fractional"   # the branching rule's name
+    tree_estimate: int | None = None  # estimated total nodes at return (treestats)
+    node_cuts: int = 0              # cuts separated at tree nodes
+    strong_evaluations: int = 0     # child LPs solved by strong branching
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -148,6 +162,12 @@ class BranchAndPriceResult:
             return None
         return (cut - lp) / (self.sse - lp)
 
+    @property
+    def gap_closed(self) -> float | None:
+        """Share (0..1) of the root gap closed by the final lower bound
+        (:func:`~mipagg.exact.treestats.gap_closed`)."""
+        return gap_closed(self.lower_bound, self.sse, self.root_lp_bound)
+
     def summary(self) -> dict:
         out = summary_fields(self, _SUMMARY)
         out.update({f"time_{k}": v for k, v in self.seconds.items()})
@@ -164,7 +184,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
-                     stabilization="auto", alpha=0.5, gap_tol=1e-6, settings=None,
+                     stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
+                     branching="fractional", node_cut_rounds=0, tree_mip=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -196,6 +217,19 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     max_columns, threads, lp_algorithm, stabilization, alpha : as in
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way).
+    fixing : reduced-cost fixing of record pairs at the root and at every
+        node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
+        an improving partition is kept apart in the subtree.
+    branching : the branching rule (:mod:`mipagg.exact.branching`):
+        "fractional" (most fractional pair, the rule "ryan_foster") or
+        "strong" (strong branching on the restricted master, 8 candidates;
+        "strong:N" for N); any name of :data:`~mipagg.exact.rules.BRANCHING_RULES`.
+    node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
+        :mod:`mipagg.exact.nodecuts`), each followed by the node's column
+        generation; 0 (the default) separates cuts at the root only.
+    tree_mip : rerun the pool MIP (``mip_time``, at most half the time left)
+        in the tree whenever the pool has grown by this factor since the last
+        one (e.g. 1.5); None (the default): only at the root.
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once, and the branching rule
         and node selection by name; keyword options that differ from their
@@ -219,13 +253,17 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
         close_gap_time=close_gap_time, node_close_max_columns=node_close_max_columns,
         mip_time=mip_time, dive_time=dive_time, max_columns=max_columns, threads=threads,
-        lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol))
+        lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
+        fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
+        if isinstance(branching, str) else branching,
+        node_cut_rounds=node_cut_rounds, tree_mip=tree_mip))
     return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
 class BranchAndPrice(ColumnGeneration):
     """One run of ``bp``: the root of :class:`~mipagg.exact.colgen.ColumnGeneration`
     (with a cutoff at the incumbent), then the phases :meth:`cut_rounds`,
+    :meth:`fix_pairs` (reduced-cost pair fixing, :mod:`mipagg.exact.fixing`),
     :meth:`dive_phase`, :meth:`close_root_gap`, :meth:`pool_mip` and
     :meth:`explore_tree`; the tree's state (open nodes, counts, incumbent,
     bounds) is held in fields.  The branching rule, node selection and cut
@@ -247,13 +285,16 @@ class BranchAndPrice(ColumnGeneration):
         self.cuts_per_round = max(20, self.n // 5) if st.cuts_per_round is None \
             else int(st.cuts_per_round)
         self.tol_abs = self.ctx.tol * self.n
-        self.branching = load(BRANCHING_RULES, st.branching)()
+        self.branching = branching_rule(st.branching)
         self.open = load(NODE_SELECTIONS, st.node_selection)()
         self.cut_families = [load(CUT_FAMILIES, name)() for name in st.cut_families]
         self.cut_rounds_done = self.dive_steps = 0
         self.nodes, self.max_depth, self.ident = 1, 0, 0
         self.gap_closing, self.closed_by, self.pool_mip_done = "not_needed", None, False
         self.tree_status: str | None = None
+        self.fixer: PairFixing | None = None
+        self.allowed = None             # the current node's allowed-column mask (None: all)
+        self.node_cuts, self.pool_at_mip = 0, 0
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -277,7 +318,7 @@ class BranchAndPrice(ColumnGeneration):
         for groups in seeds + [self.rounder.best.groups()]:
             self.master.add_columns(groups)
         self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-                        "tree": 0.0, "node_close": 0.0}
+                        "tree": 0.0, "node_close": 0.0, "fixing": 0.0}
 
     def polish(self, p: Partition) -> Partition:
         """Local search (:mod:`mipagg.improve`), then groups of 2k+ split."""
@@ -311,6 +352,27 @@ class BranchAndPrice(ColumnGeneration):
     def global_bound(self) -> float:
         return min(self.open.bounds() + [self.rounder.best_sse])
 
+    def open_depths(self) -> list | None:
+        """Depths of the open nodes below the cutoff (None when the node
+        selection cannot be iterated)."""
+        if not hasattr(self.open, "__iter__"):
+            return None
+        cutoff = self.cutoff()
+        return [nd.depth for nd in self.open if nd.bound < cutoff]
+
+    def separate_cuts(self, master, solution, n, max_cuts, min_violation) -> list:
+        """New cuts of every cut family violated by ``solution``."""
+        return [c for fam in self.cut_families
+                for c in fam.separate(master, solution, n, max_cuts, min_violation)]
+
+    def root_fixed(self) -> tuple:
+        """The root's fixed pairs at the current incumbent (the fixing
+        refreshed when it improved); () without fixing."""
+        if self.fixer is None:
+            return ()
+        self.fixer.refresh(self.rounder.best_sse)
+        return self.fixer.root_pairs()
+
     # ------------------------------------------------------------ phases
 
     def root_column_generation(self) -> None:
@@ -329,9 +391,8 @@ class BranchAndPrice(ColumnGeneration):
         while (st.cuts and self.cut_rounds_done < st.max_cut_rounds
                and res.stop.reason in ("converged", "cutoff")
                and res.solution is not None and not self.closed(self.root_bound)):
-            found = [c for fam in self.cut_families for c in
-                     fam.separate(self.master, res.solution, self.n, self.cuts_per_round,
-                                  st.min_violation)]
+            found = self.separate_cuts(self.master, res.solution, self.n, self.cuts_per_round,
+                                       st.min_violation)
             if not found:
                 break
             self.master.add_cuts(found)
@@ -349,6 +410,20 @@ class BranchAndPrice(ColumnGeneration):
         self.seconds["cuts"] = time.perf_counter() - t0
         self.root = res
         self.rounder.finish()
+
+    def fix_pairs(self) -> None:
+        """Reduced-cost fixing of record pairs (:class:`~mipagg.exact.fixing.PairFixing`)
+        at the duals certifying the root bound after the cut rounds: a pair
+        that cannot be together in a partition better than the incumbent is
+        kept apart in the whole tree and in gap closing."""
+        stop = self.root.stop
+        if not self.settings.fixing or stop.bound is None or stop.duals is None:
+            return
+        t0 = time.perf_counter()
+        self.fixer = PairFixing(self.D, self.k)
+        self.fixer.fix_root(stop.duals, stop.bound, self.rounder.best_sse, self.master.cuts,
+                            stop.cut_duals)
+        self.seconds["fixing"] += time.perf_counter() - t0
 
     def dive_phase(self) -> None:
         """The diving heuristic (:func:`dive`) within ``dive_time``."""
@@ -380,7 +455,7 @@ class BranchAndPrice(ColumnGeneration):
     def _close_root(self, stop, deadline) -> None:
         """Gap closing at the root; a second attempt only after the pool MIP
         improved the incumbent."""
-        cons = _cut_constraints(self.master, self.n, stop.cut_duals)
+        cons = _cut_constraints(self.master, self.n, stop.cut_duals, apart=self.root_fixed())
         rounder = self.rounder
         for attempt in range(2):
             self.gap_closing, opt, bound = close_gap_by_enumeration(
@@ -420,6 +495,7 @@ class BranchAndPrice(ColumnGeneration):
         root = self.root
         self.closer = _NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound)
+        self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
         if not self.closed(self.root_bound) and self.tree_status is None \
@@ -439,46 +515,128 @@ class BranchAndPrice(ColumnGeneration):
             self.open.pop()
             self.process(node)
         self.master.set_allowed(None)
+        self.allowed = None
         self.seconds["tree"] = time.perf_counter() - t0
         self.rounder.finish()
 
     def process(self, node: Node) -> None:
-        """Column generation at ``node``, gap closing when its gap is small,
-        else branching."""
-        cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart)
+        """Column generation at ``node`` (the root's fixed pairs kept apart),
+        the pool MIP again when the pool has grown (``tree_mip``), cut rounds
+        (``node_cut_rounds``), gap closing when its gap is small, else
+        reduced-cost fixing at the node and branching."""
+        fixed = self.root_fixed()
+        cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart + fixed)
         if not cons.feasible:
             return
-        self.master.set_allowed(self.master.allowed_under(cons.together, cons.apart))
+        self.allowed = self.master.allowed_under(node.together, node.apart)
+        if fixed:
+            bad = self.fixer.forbidden_columns(self.master.columns)
+            self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
+        self.master.set_allowed(self.allowed)
         res, bound = self.run_node(cons, node.bound, node.depth)
         self.nodes += 1
         self.max_depth = max(self.max_depth, node.depth)
-        if res.stop.reason == "time_limit":
-            self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart))
-            self.tree_status = "time_limit"
+        if self.interrupted(res, node, bound):
             return
+        self.tree_pool_mip()
         if bound >= self.cutoff() or res.solution is None:
             return
-        g = self.rounder.best_sse - res.stop.bound
-        if res.stop.reason == "converged" and self.closer.wants(g):
-            t1 = time.perf_counter()
-            outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
-                                              node, self.rounder, self.tol_abs,
-                                              self.settings.node_close_max_columns,
-                                              self.stop.deadline, self.ctx)
-            self.seconds["node_close"] += time.perf_counter() - t1
-            self.closer.record(outcome, g)
-            if outcome == "optimal":
+        if self.settings.cuts and self.settings.node_cut_rounds:
+            res, bound = self.node_cut_rounds(cons, res, bound, node)
+            if self.interrupted(res, node, bound) or bound >= self.cutoff() \
+                    or res.solution is None:
                 return
-            if node_bound is not None:
-                bound = max(bound, node_bound)
-                if bound >= self.cutoff():
-                    return
+        bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
+        if bound is None:
+            return
+        node = replace(node, apart=node.apart + self.fix_node(res, node))
         if not self.branch(node, res.solution, bound):
             return      # integral (offered) or artificial: nothing below
-        lb = self.global_bound()
+        self.report_progress()
+
+    def interrupted(self, res, node: Node, bound: float) -> bool:
+        """The node's loop hit the time limit: the node goes back open and the
+        tree stops."""
+        if res.stop.reason != "time_limit":
+            return False
+        self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart))
+        self.tree_status = "time_limit"
+        return True
+
+    def tree_pool_mip(self) -> None:
+        """The pool MIP again in the tree (``tree_mip``): once the pool has
+        grown by that factor since the last one, within ``mip_time`` and half
+        the time left."""
+        factor, pool = self.settings.tree_mip, len(self.master.columns)
+        if not factor or self.mip_time <= 0 or pool < factor * self.pool_at_mip:
+            return
+        self.pool_at_mip = pool
+        left = self.stop.left()
+        budget = self.mip_time if left is None else min(self.mip_time, 0.5 * left)
+        if budget > 1.0:
+            t0 = time.perf_counter()
+            _pool_mip(self.master, self.rounder, self.X, self.k, budget)
+            self.seconds["mip"] += time.perf_counter() - t0
+
+    def node_cut_rounds(self, cons, res, bound: float, node: Node):
+        """Cut rounds at a tree node (:func:`~mipagg.exact.nodecuts.node_cut_rounds`),
+        each followed by the node's column generation; returns (result, bound)."""
+        st = self.settings
+        res, bound, added = nodecuts.node_cut_rounds(
+            self.master, res, bound, lambda b: self.run_node(cons, b, node.depth),
+            ub=self.cutoff, rounds=st.node_cut_rounds, per_round=self.cuts_per_round,
+            min_violation=st.min_violation, tail_off=st.tail_off, separate=self.separate_cuts)
+        self.node_cuts += added
+        return res, bound
+
+    def close_node_gap(self, res, node: Node, bound: float) -> float | None:
+        """Gap closing at ``node`` (its apart pairs with the root's fixed
+        ones) when its gap is small (:func:`_close_node`): the node's bound,
+        None when its subtree is closed."""
+        g = self.rounder.best_sse - res.stop.bound
+        if res.stop.reason != "converged" or not self.closer.wants(g):
+            return bound
+        t1 = time.perf_counter()
+        outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
+                                          node, self.rounder, self.tol_abs,
+                                          self.settings.node_close_max_columns,
+                                          self.stop.deadline, self.ctx)
+        self.seconds["node_close"] += time.perf_counter() - t1
+        self.closer.record(outcome, g)
+        if outcome == "optimal":
+            return None
+        if node_bound is not None:
+            bound = max(bound, node_bound)
+            if bound >= self.cutoff():
+                return None
+        return bound
+
+    def fix_node(self, res, node: Node) -> tuple:
+        """Pairs fixed apart by reduced costs at the node's duals
+        (:meth:`~mipagg.exact.fixing.PairFixing.fix_node`), for its subtree."""
+        stop = res.stop
+        if self.fixer is None or stop.bound is None or stop.duals is None:
+            return ()
+        t0 = time.perf_counter()
+        found = self.fixer.fix_node(stop.duals, stop.bound, self.rounder.best_sse,
+                                    self.master.cuts, stop.cut_duals, known=node.apart)
+        self.seconds["fixing"] += time.perf_counter() - t0
+        return tuple(found)
+
+    def report_progress(self) -> None:
+        """A progress line: nodes, bounds, fixed pairs, share of the root gap
+        closed and the tree-size estimate (:mod:`mipagg.exact.treestats`)."""
+        if not self.progress.enabled:
+            return
+        lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
+        depths = self.open_depths()
         self.progress.update(nodes=self.nodes, open=len(self.open),
-                             enumerated=self.closer.succeeded, lb=lb, ub=self.rounder.best_sse,
-                             gap=gap(self.rounder.best_sse, lb))
+                             enumerated=self.closer.succeeded,
+                             fixed=0 if fixer is None else int(fixer.fixed.sum())
+                             + fixer.node_fixed, lb=lb, ub=ub, gap=gap(ub, lb),
+                             closed=gap_closed(lb, ub, self.root_lp_bound),
+                             estimate=None if depths is None else tree_estimate(self.nodes,
+                                                                                depths))
 
     def branch(self, node: Node, solution, bound: float) -> bool:
         """Push the children the branching rule makes of ``node``; False when
@@ -519,11 +677,30 @@ class BranchAndPrice(ColumnGeneration):
             columns=len(self.master.columns), max_depth=self.max_depth,
             gap_closing=self.gap_closing, seconds=self.seconds, threads=self.ctx.threads,
             stabilization=self.loop.stabilization, node_closings=self.closer.tried,
-            nodes_enumerated=self.closer.succeeded)
+            nodes_enumerated=self.closer.succeeded, node_cuts=self.node_cuts,
+            branching=getattr(self.branching, "name", self.settings.branching),
+            strong_evaluations=getattr(self.branching, "evaluations", 0),
+            tree_estimate=self.final_estimate(status, open_bounds), **self.fixing_fields())
+
+    def final_estimate(self, status, open_bounds) -> int | None:
+        """The tree-size estimate at return: the nodes done when optimal."""
+        if status == "optimal":
+            return self.nodes
+        depths = self.open_depths()
+        return tree_estimate(self.nodes, depths) if open_bounds and depths is not None else None
+
+    def fixing_fields(self) -> dict:
+        """The result's fields of the pair fixing (:mod:`mipagg.exact.fixing`)."""
+        fixer = self.fixer
+        if fixer is None:
+            return {}
+        return {"fixed_pairs": int(fixer.fixed.sum()), "node_fixed_pairs": fixer.node_fixed,
+                "candidate_pairs": len(fixer.pairs), "fixed": fixer.root_pairs()}
 
     def run(self) -> BranchAndPriceResult:
         self.root_column_generation()
         self.cut_rounds()
+        self.fix_pairs()
         self.dive_phase()
         self.close_root_gap()
         if not self.closed(self.root_bound) and self.mip_time > 0 and not self.pool_mip_done:

@@ -30,11 +30,14 @@ from ..errors import ParameterError
 
 __all__ = ["BranchingRule", "NodeSelection", "CutFamily", "Node", "Branch",
            "BRANCHING_RULES", "NODE_SELECTIONS", "CUT_FAMILIES", "load",
-           "RyanFoster", "BestBound", "SubsetRowCuts", "pair_weights", "branching_pair"]
+           "RyanFoster", "BestBound", "SubsetRowCuts", "pair_weights", "branching_pair",
+           "pair_branch", "branching_rule", "BRANCHING_ALIASES"]
 
 BRANCHING_RULES = {
     "ryan_foster": "mipagg.exact.rules:RyanFoster",
+    "strong": "mipagg.exact.branching:StrongBranching",
 }
+BRANCHING_ALIASES = {"fractional": "ryan_foster"}     # the command line's name of the default
 NODE_SELECTIONS = {
     "best_bound": "mipagg.exact.rules:BestBound",
 }
@@ -52,6 +55,26 @@ def load(registry: dict, name: str):
             from None
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def branching_rule(spec):
+    """A branching rule from ``spec``: a name of :data:`BRANCHING_RULES` (or
+    of :data:`BRANCHING_ALIASES`), "name:N" passing N to the rule's class
+    (``"strong:8"``: strong branching on 8 candidate pairs)."""
+    if not isinstance(spec, str):
+        raise ParameterError(f"branching must be a rule's name, got {spec!r}")
+    name, sep, arg = spec.partition(":")
+    cls = load(BRANCHING_RULES, BRANCHING_ALIASES.get(name, name))
+    if not sep:
+        return cls()
+    try:
+        value = int(arg)
+    except ValueError:
+        raise ParameterError(f"branching {spec!r}: {arg!r} is not an integer") from None
+    try:
+        return cls(value)
+    except TypeError:
+        raise ParameterError(f"branching {spec!r}: rule {name!r} takes no argument") from None
 
 
 @dataclass(order=True)
@@ -130,17 +153,25 @@ def branching_pair(columns, x, n: int, eps: float = 1e-6):
     return int(rows[order[0]]), int(cols[order[0]])
 
 
+def pair_branch(node: Node, pair) -> Branch | None:
+    """Ryan–Foster children of ``node`` on ``pair`` (i, j): together, apart;
+    None for no pair."""
+    if pair is None:
+        return None
+    return Branch([(node.together + (pair,), node.apart),
+                   (node.together, node.apart + (pair,))])
+
+
 class RyanFoster:
     """Ryan–Foster branching (Ryan & Foster 1981; Barnhart et al. 1998) on the
     most fractional pair weight z_ij (:func:`branching_pair`): one child keeps
     i and j together, the other apart."""
 
+    name = "fractional"
+
     def choose(self, tree, node: Node, solution) -> Branch | None:
-        pair = branching_pair(tree.master.columns[:solution.x.size], solution.x, tree.n)
-        if pair is None:
-            return None
-        return Branch([(node.together + (pair,), node.apart),
-                       (node.together, node.apart + (pair,))])
+        return pair_branch(node, branching_pair(tree.master.columns[:solution.x.size],
+                                                solution.x, tree.n))
 
 
 class BestBound:

@@ -230,7 +230,8 @@ class CGSettings(_Loadable):
 @dataclass
 class BPSettings(_Loadable):
     """Options of :func:`~mipagg.exact.bp.branch_and_price` (see there for
-    each one's meaning); validated on construction.  ``branching``,
+    each one's meaning); validated on construction.  ``branching`` ("name"
+    or "name:N", "fractional" for "ryan_foster"),
     ``node_selection`` and ``cut_families`` name entries of
     :data:`mipagg.exact.rules.BRANCHING_RULES`, :data:`~mipagg.exact.rules.NODE_SELECTIONS`
     and :data:`~mipagg.exact.rules.CUT_FAMILIES` (cuts are separated only with
@@ -258,9 +259,17 @@ class BPSettings(_Loadable):
     branching: str = "ryan_foster"
     node_selection: str = "best_bound"
     cut_families: tuple = ("subset_row",)
+    fixing: bool = True
+    node_cut_rounds: int = 0
+    tree_mip: float | None = None
 
     def __post_init__(self):
-        from .rules import BRANCHING_RULES, CUT_FAMILIES, NODE_SELECTIONS
+        from .rules import (
+            BRANCHING_ALIASES,
+            CUT_FAMILIES,
+            NODE_SELECTIONS,
+            branching_rule,
+        )
 
         _check_loop_common(self)
         nl = self.node_limit
@@ -271,9 +280,16 @@ class BPSettings(_Loadable):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
         for name in ("close_gap_time", "mip_time", "dive_time"):
             _seconds(name, getattr(self, name), zero=True)
-        if self.branching not in BRANCHING_RULES:
-            raise ParameterError(f"branching must be one of {sorted(BRANCHING_RULES)}, "
-                                 f"got {self.branching!r}")
+        branching_rule(self.branching)          # a bad name or argument: ParameterError
+        self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
+        if self.fixing not in (True, False):
+            raise ParameterError(f"fixing must be True or False, got {self.fixing!r}")
+        ncr = self.node_cut_rounds
+        if isinstance(ncr, (str, bool)) or int(ncr) != ncr or ncr < 0:
+            raise ParameterError(f"node_cut_rounds must be an integer >= 0, got {ncr!r}")
+        tm = self.tree_mip
+        if tm is not None and (isinstance(tm, (str, bool)) or not tm >= 1):
+            raise ParameterError(f"tree_mip must be None or a number >= 1, got {tm!r}")
         if self.node_selection not in NODE_SELECTIONS:
             raise ParameterError(f"node_selection must be one of {sorted(NODE_SELECTIONS)}, "
                                  f"got {self.node_selection!r}")

@@ -1,0 +1,218 @@
+"""Reduced-cost fixing on record pairs for branch-and-price (``bp``).
+
+At duals (λ, σ) where a node's bound L is certified (σ ≤ 0 on the
+subset-row cut rows; :mod:`mipagg.exact.node`), every partition P allowed at
+the node satisfies, for each of its clusters C₀,
+
+    SSE(P) = Σ_v λ_v + Σ_{C∈P} w̄_C + Σ_S σ_S Σ_{C∈P} a_SC ≥ L + w̄_{C₀}
+
+(Σ_{C∈P} a_SC ≤ 1 for an integer partition; every other w̄_C is at least
+|C|·min(0, min_η r_η/η), the term of the Lagrangian bound L).  So if every
+cluster holding records i and j has w̄ > UB − L, no partition of the node's
+subtree with i and j together is as good as the incumbent UB: the pair is
+fixed *apart* for the subtree, for free (reduced-cost fixing, Nemhauser &
+Wolsey 1988 §II.2.2; on the arcs of routing branch-and-price, Irnich,
+Desaulniers, Desrosiers & Hadjar 2010).  At the root the fixing holds for the
+whole tree.
+
+The least w̄ over clusters holding i and j is itself a pricing problem; what
+is used is the certified bound of the pricing search
+(:mod:`mipagg.exact.pricing.search`) at its node S = {i, j}: for every size η,
+
+    w̄_C ≥ D_ij/η − λ_i − λ_j + Σ_{S∋i,j} μ_S + min_{|T|=η−2} Σ_{t∈T} g_t,
+    g_t = (D_it + D_jt)/η − λ_t + H[t, η−3]
+
+(H of :func:`~mipagg.exact.pricing._common.half_smallest_sums`: the lightest
+edges inside T; the cut penalties of T are ≥ 0 and dropped), minimised over
+η = k..2k−1.  Only *candidate* pairs are examined: each record with its
+``neighbours`` nearest records (farther pairs are pruned by the pricing's own
+bounds anyway).  A pair is fixed only when its bound exceeds UB − L by a
+margin, so a fixed pair is together in no optimal partition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .pricing._common import half_smallest_sums
+
+__all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs"]
+
+
+def candidate_pairs(D: np.ndarray, neighbours: int) -> np.ndarray:
+    """(m, 2) int64 pairs i < j with j among the ``neighbours`` nearest
+    records of i or i among those of j, sorted.  O(n²)."""
+    n = D.shape[0]
+    K = int(min(max(neighbours, 1), n - 1))
+    if n < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    off = D + np.diag(np.full(n, np.inf))
+    near = np.argpartition(off, K - 1, axis=1)[:, :K]
+    i = np.repeat(np.arange(n, dtype=np.int64), K)
+    j = near.ravel().astype(np.int64)
+    a, b = np.minimum(i, j), np.maximum(i, j)
+    codes = np.unique(a * n + b)
+    return np.stack([codes // n, codes % n], axis=1)
+
+
+@njit(cache=True, nogil=True)
+def _bounds_one_size(D, lam, Hcol, pairs, eta, out):
+    n = D.shape[0]
+    r = eta - 2
+    small = np.empty(max(r, 1))
+    for q in range(pairs.shape[0]):
+        i = pairs[q, 0]
+        j = pairs[q, 1]
+        val = D[i, j] / eta - lam[i] - lam[j]
+        if r > 0:
+            small[:] = np.inf
+            for t in range(n):
+                if t == i or t == j:
+                    continue
+                g = (D[i, t] + D[j, t]) / eta - lam[t] + Hcol[t]
+                if g < small[r - 1]:
+                    p = r - 1
+                    while p > 0 and small[p - 1] > g:
+                        small[p] = small[p - 1]
+                        p -= 1
+                    small[p] = g
+            val += small[:r].sum()
+        if val < out[q]:
+            out[q] = val
+
+
+def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None) -> np.ndarray:
+    """A certified lower bound, per pair of ``pairs``, on the reduced cost
+    (row duals ``lam``, cut penalties ``mu`` = −σ ≥ 0 of the cut row sets
+    ``cuts``) of every cluster of size k..2k−1 holding both records (module
+    docstring); +inf when no such size exists.  ``H``: {η: H[:, η−3]} cache.
+    O(m·n·k) for m pairs."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    n = D.shape[0]
+    out = np.full(pairs.shape[0], np.inf)
+    lam = np.asarray(lam, dtype=float)
+    for eta in range(max(k, 2), min(2 * k - 1, n) + 1):
+        col = _h_column(D, eta) if H is None else H[eta]
+        _bounds_one_size(D, lam, col, pairs, eta, out)
+    if mu is not None and len(cuts) and pairs.shape[0]:
+        codes = pairs[:, 0] * n + pairs[:, 1]
+        extra = {}
+        for S, m in zip(cuts, np.asarray(mu, dtype=float)):
+            if m <= 0:
+                continue
+            S = sorted(int(v) for v in S)
+            for a in range(len(S)):
+                for b in range(a + 1, len(S)):
+                    c = S[a] * n + S[b]
+                    extra[c] = extra.get(c, 0.0) + float(m)
+        if extra:
+            keys = np.fromiter(extra.keys(), dtype=np.int64, count=len(extra))
+            vals = np.fromiter(extra.values(), dtype=float, count=len(extra))
+            order = np.argsort(keys)
+            keys, vals = keys[order], vals[order]
+            pos = np.clip(np.searchsorted(keys, codes), 0, keys.size - 1)
+            hit = keys[pos] == codes
+            out[hit] += vals[pos[hit]]
+    return out
+
+
+def _h_column(D, eta):
+    if eta < 3:
+        return np.zeros(D.shape[0])
+    return np.ascontiguousarray(half_smallest_sums(D, eta)[:, eta - 3])
+
+
+def columns_with_pairs(columns, codes: np.ndarray, n: int) -> np.ndarray:
+    """Mask of the ``columns`` (record index arrays) holding both records of
+    some pair whose code i·n + j (i < j) is in the sorted array ``codes``."""
+    out = np.zeros(len(columns), dtype=bool)
+    if codes.size == 0 or not columns:
+        return out
+    by_size: dict[int, list[int]] = {}
+    for q, c in enumerate(columns):
+        by_size.setdefault(len(c), []).append(q)
+    for size, idx in by_size.items():
+        if size < 2:
+            continue
+        M = np.sort(np.array([columns[q] for q in idx], dtype=np.int64), axis=1)
+        a, b = np.triu_indices(size, k=1)
+        pc = M[:, a] * n + M[:, b]
+        pos = np.clip(np.searchsorted(codes, pc), 0, codes.size - 1)
+        out[np.asarray(idx)] = (codes[pos] == pc).any(axis=1)
+    return out
+
+
+class PairFixing:
+    """Reduced-cost fixing on the candidate pairs of one instance (module
+    docstring).  ``neighbours`` nearest records per record (default 2k) give
+    the candidate pairs; ``fixed`` (a boolean mask over :attr:`pairs`) holds
+    the root fixings, valid for the whole tree."""
+
+    def __init__(self, D, k, neighbours=None):
+        self.D, self.k, self.n = D, int(k), D.shape[0]
+        self.pairs = candidate_pairs(D, 2 * self.k if neighbours is None else neighbours)
+        self.codes = self.pairs[:, 0] * self.n + self.pairs[:, 1]
+        self.H = {eta: _h_column(D, eta) for eta in range(max(k, 2), 2 * k)}
+        self.fixed = np.zeros(self.pairs.shape[0], dtype=bool)
+        self._root = None            # (pair bounds, L) at the root's duals
+        self.node_fixed = 0          # pairs fixed at tree nodes (for their subtrees), in all
+
+    @staticmethod
+    def margin(ub: float) -> float:
+        """How far beyond UB − L a pair bound must be (rounding)."""
+        return 1e-7 * max(1.0, abs(ub))
+
+    def bounds(self, duals, cuts=(), cut_duals=None, mask=None) -> np.ndarray:
+        """Pair bounds of the candidate pairs (``mask``: a subset) at the duals."""
+        mu = None if cut_duals is None else np.maximum(-np.asarray(cut_duals, dtype=float), 0)
+        pairs = self.pairs if mask is None else self.pairs[mask]
+        return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu)
+
+    def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None) -> int:
+        """Root fixing at the duals where ``bound`` is certified; returns the
+        number of pairs fixed for the whole tree."""
+        self._root = (self.bounds(duals, cuts, cut_duals), float(bound))
+        return self.refresh(ub)
+
+    def refresh(self, ub) -> int:
+        """Re-apply the root fixing with a (better) incumbent ``ub``."""
+        if self._root is not None:
+            b, L = self._root
+            self.fixed |= b > ub - L + self.margin(ub)
+        return int(self.fixed.sum())
+
+    def fix_node(self, duals, bound, ub, cuts=(), cut_duals=None, known=()) -> list:
+        """Pairs (not fixed at the root nor in ``known``) fixed apart for the
+        subtree of a node whose bound is certified at the duals."""
+        free = ~self.fixed
+        if known:
+            kc = np.array([a * self.n + b for a, b in known], dtype=np.int64)
+            free &= ~np.isin(self.codes, kc)
+        if not free.any():
+            return []
+        b = self.bounds(duals, cuts, cut_duals, free)
+        hit = b > ub - float(bound) + self.margin(ub)
+        sel = self.pairs[free][hit]
+        self.node_fixed += int(hit.sum())
+        return [(int(a), int(c)) for a, c in sel]
+
+    def forbidden_columns(self, columns) -> np.ndarray:
+        """Mask of ``columns`` holding a root-fixed pair (cached: only new
+        columns are checked while the root fixing is unchanged)."""
+        nfix = int(self.fixed.sum())
+        cached = getattr(self, "_cols", None)
+        if cached is None or cached[0] != nfix:
+            cached = (nfix, np.zeros(0, dtype=bool))
+        done = cached[1]
+        if done.size < len(columns):
+            extra = columns_with_pairs(list(columns[done.size:]), self.root_codes(), self.n)
+            done = np.concatenate([done, extra])
+        self._cols = (nfix, done)
+        return done[:len(columns)]
+
+    def root_pairs(self) -> tuple:
+        return tuple((int(a), int(b)) for a, b in self.pairs[self.fixed])
+
+    def root_codes(self) -> np.ndarray:
+        return self.codes[self.fixed]

@@ -1,0 +1,145 @@
+"""Branching rules of bp (mipagg.exact.branching) and the tree statistics
+(mipagg.exact.treestats): strong branching keeps the brute-force optimum, the
+rules agree with the most fractional pair where they must, bad names are
+refused, the tree-size estimate and gap share are what their formulas say,
+and the run's JSON carries the proof's ingredients."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mipagg.cli import main
+from mipagg.errors import ParameterError
+from mipagg.exact.bp import branch_and_price, branching_pair
+from mipagg.exact.branching import MostFractional, StrongBranching, make_branching
+from mipagg.exact.master import MasterProblem, squared_distances
+from mipagg.exact.treestats import finished_weight, gap_closed, tree_estimate
+
+from _bruteforce import optimal_partition
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+TREE_ONLY_BUT_MIP = dict(cuts=False, close_gap=False, node_close_max_columns=0)
+COMPANIES = Path(__file__).resolve().parent.parent / "instances" / "companies.csv"
+
+
+@st.composite
+def tiny(draw):
+    n = draw(st.integers(5, 12))
+    k = draw(st.integers(2, max(2, min(4, n // 2))))
+    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
+    X = rng.integers(0, 4, size=(n, draw(st.integers(1, 3)))).astype(float)
+    if draw(st.booleans()):
+        X[-1] = X[0]
+    return X, k
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny(), st.sampled_from(["strong", "strong:2", "fractional"]), st.booleans())
+def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, branching=rule, **(TREE_ONLY if tree_only else {}))
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.lower_bound == pytest.approx(opt, abs=1e-7)
+    assert r.branching == rule.split(":")[0]
+    assert r.tree_estimate == r.nodes
+    if rule == "fractional":
+        assert r.strong_evaluations == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny())
+def test_node_cuts_keep_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, close_gap=False, mip_time=0, node_close_max_columns=0,
+                         node_cut_rounds=2, max_cut_rounds=0)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.cuts == r.node_cuts                         # no root round: every cut from a node
+
+
+@settings(max_examples=15, deadline=None)
+@given(tiny())
+def test_tree_mip_keeps_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, tree_mip=1.0, mip_time=5, **TREE_ONLY_BUT_MIP)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_node_cuts_on_a_tree():
+    from mipagg.generators import lognormal
+    X = lognormal(60, 6, seed=4).X
+    kw = dict(threads=1, close_gap=False, mip_time=0, node_close_max_columns=0,
+              max_cut_rounds=0)
+    plain = branch_and_price(X, 3, **kw)
+    cut = branch_and_price(X, 3, node_cut_rounds=3, **kw)
+    assert plain.status == cut.status == "optimal"
+    assert cut.sse == pytest.approx(plain.sse, abs=1e-7)
+    assert plain.node_cuts == 0 and (cut.nodes == 1 or cut.node_cuts > 0)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 3, node_cut_rounds=-1)
+    with pytest.raises(ParameterError):
+        branch_and_price(X, 3, tree_mip=0.5)
+
+
+def _fractional_master():
+    # two records 0, 1 each shareable with 2 or 3: an LP with z_01 = 0 and fractional pairs
+    X = np.array([[0.], [0.3], [1.], [1.2], [5.], [5.1]])
+    m = MasterProblem(X, squared_distances(X), artificial_cost=100.0)
+    m.add_columns([[0, 1, 2], [3, 4, 5], [0, 2, 3], [1, 4, 5], [0, 1, 3], [2, 4, 5],
+                   [0, 1], [2, 3], [4, 5]])
+    return m, m.solve()
+
+
+def test_most_fractional_equals_branching_pair_and_strong_restores_the_master():
+    m, sol = _fractional_master()
+    cols = m.columns[:sol.x.size]
+    assert MostFractional().select(m, sol, 6) == branching_pair(cols, sol.x, 6)
+    allowed = np.ones(len(m.columns), dtype=bool)
+    allowed[0] = False
+    m.set_allowed(allowed)
+    sol = m.solve()
+    rule = StrongBranching(candidates=3)
+    pair = rule.select(m, sol, 6, allowed, ub=sol.value + 10)
+    assert pair is None or (pair[0] < pair[1])
+    assert (m.allowed == allowed).all()                 # the node's mask is back
+    assert m.solve().value == pytest.approx(sol.value)
+
+
+@pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", 3])
+def test_bad_branching_is_refused(bad):
+    with pytest.raises(ParameterError):
+        make_branching(bad)
+    with pytest.raises(ParameterError):
+        branch_and_price(np.arange(8.0)[:, None], 2, branching=bad)
+
+
+def test_tree_statistics():
+    assert finished_weight([]) == 1.0
+    assert finished_weight([1, 2]) == pytest.approx(0.25)
+    assert tree_estimate(10, [1, 1]) is None            # a dive that finished nothing
+    assert tree_estimate(10, [1, 2]) == 40
+    assert tree_estimate(3, []) == 3
+    assert gap_closed(11.0, 12.0, 10.0) == pytest.approx(0.5)
+    assert gap_closed(None, 12.0, 10.0) is None and gap_closed(12.0, 12.0, 12.0) is None
+
+
+def test_json_records_the_proof(capsys):
+    code = main(["run", str(COMPANIES), "-k", "3", "--columns", "surface,employees",
+                 "--method", "bp", "--branching", "strong", "--json", "--quiet"])
+    s = json.loads(capsys.readouterr().out)
+    assert code == 0 and s["status"] == "optimal"
+    for key in ("root_lp_bound", "root_cut_bound", "cuts", "nodes", "fixed_pairs",
+                "node_fixed_pairs", "gap_closed", "tree_estimate", "time_root", "time_cuts",
+                "time_tree", "time_fixing"):
+        assert key in s, key
+    assert s["branching"] == "strong" and s["gap_closed"] in (None, 1.0)
+    assert main(["run", str(COMPANIES), "-k", "3", "--method", "bp", "--branching",
+                 "best", "--quiet"]) == 2
