@@ -45,8 +45,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..refine import local_search, split_large_groups
 from ..partition import Partition
+from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import nodecuts
 from .bounds import gap, neighbour_bound

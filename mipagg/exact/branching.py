@@ -85,20 +85,19 @@ class StrongBranching(_SelectsPair):
         m = len(master.columns)
         base = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
         base = np.concatenate([base, np.ones(m - base.size, dtype=bool)])
-        by = master._by_record
         self.last_gains = []          # (i, j, together gain, apart gain) of this call
         best, best_score = (int(P[0, 0]), int(P[0, 1])), -np.inf
         try:
             for i, j in P[:self.candidates]:
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                ci, cj = set(by[int(i)]), set(by[int(j)])
+                ci, cj = set(master.columns_of(i)), set(master.columns_of(j))
                 gains = []
                 for forbid in (ci ^ cj, ci & cj):          # together child, apart child
                     mask = base.copy()
                     mask[list(forbid)] = False
                     master.set_allowed(mask)
-                    value = _child_value(master, self.max_iterations, deadline)
+                    value = master.probe_value(self.max_iterations, deadline)
                     self.evaluations += 1
                     if value is None:
                         return best
@@ -108,39 +107,10 @@ class StrongBranching(_SelectsPair):
                 if score > best_score:
                     best, best_score = (int(i), int(j)), score
         finally:
-            _restore(master)
+            master.end_probes()
             master.set_allowed(None if allowed is None else base)
             self.seconds += time.perf_counter() - t0
         return best
-
-
-def _child_value(master, max_iterations, deadline):
-    """The restricted master's LP value under the child's mask by the dual
-    simplex (the parent's basis stays dual feasible when columns are fixed at
-    0) within ``max_iterations`` iterations: the objective reached (a dual
-    simplex objective under-estimates the optimum when stopped early); None
-    past the deadline."""
-    import highspy
-
-    h = master._highs
-    if deadline is not None and time.perf_counter() >= deadline:
-        return None
-    h.setOptionValue("simplex_strategy", 1)
-    h.setOptionValue("simplex_iteration_limit", int(max_iterations))
-    h.setOptionValue("time_limit", highspy.kHighsInf)
-    h.run()
-    status = h.getModelStatus()
-    if status not in (highspy.HighsModelStatus.kOptimal,
-                      highspy.HighsModelStatus.kIterationLimit):
-        return None
-    return float(h.getInfo().objective_function_value)
-
-
-def _restore(master):
-    h = master._highs
-    h.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
-    if master.algorithm in ("primal", "dual"):
-        h.setOptionValue("simplex_strategy", 4 if master.algorithm == "primal" else 1)
 
 
 def make_branching(rule):

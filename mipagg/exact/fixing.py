@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pricing._common import half_smallest_sums
+from .pricing import half_smallest_sums
 
 __all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs"]
 

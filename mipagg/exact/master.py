@@ -219,6 +219,39 @@ class MasterProblem:
         m = len(self.columns)
         return np.ones(m, dtype=bool) if self._allowed is None else self._allowed.copy()
 
+    def columns_of(self, record) -> list[int]:
+        """Indices of the columns that hold ``record``."""
+        return self._by_record[int(record)]
+
+    def probe_value(self, max_iterations: int, deadline: float | None) -> float | None:
+        """The LP value under the current mask by the dual simplex (the last
+        basis stays dual feasible when columns are fixed at 0) within
+        ``max_iterations`` iterations: the objective reached, an under-estimate
+        when stopped early; None past ``deadline`` or on another status.  For
+        strong branching (:mod:`mipagg.exact.branching`); call
+        :meth:`end_probes` after the last probe."""
+        import highspy
+
+        h = self._highs
+        if deadline is not None and time.perf_counter() >= deadline:
+            return None
+        h.setOptionValue("simplex_strategy", 1)
+        h.setOptionValue("simplex_iteration_limit", int(max_iterations))
+        h.setOptionValue("time_limit", highspy.kHighsInf)
+        h.run()
+        status = h.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal,
+                          highspy.HighsModelStatus.kIterationLimit):
+            return None
+        return float(h.getInfo().objective_function_value)
+
+    def end_probes(self) -> None:
+        """Restore the iteration limit and simplex strategy after :meth:`probe_value`."""
+        h = self._highs
+        h.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
+        if self.algorithm in ("primal", "dual"):
+            h.setOptionValue("simplex_strategy", 4 if self.algorithm == "primal" else 1)
+
     def columns_holding(self, records) -> np.ndarray:
         """Indices of the columns that hold at least one of ``records``."""
         found = {j for v in records for j in self._by_record[int(v)]}

@@ -17,9 +17,9 @@ always the enumeration.
 
 from __future__ import annotations
 
-from ._common import PricingResult, reduced_cost, squared_distances
+from ._common import PricingResult, half_smallest_sums, reduced_cost, squared_distances
 
-__all__ = ["PricingResult", "reduced_cost", "price", "exact_mode", "squared_distances",
+__all__ = ["PricingResult", "half_smallest_sums", "reduced_cost", "price", "exact_mode", "squared_distances",
            "MODES"]
 
 MODES = ("heuristic", "enumeration", "ilp")

@@ -25,7 +25,7 @@ from _bruteforce import optimal_partition
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
 TREE_ONLY_BUT_MIP = dict(cuts=False, close_gap=False, node_close_max_columns=0)
-COMPANIES = Path(__file__).resolve().parent.parent / "instances" / "companies.csv"
+COMPANIES = Path(__file__).resolve().parents[2] / "instances" / "companies.csv"
 
 
 @st.composite
