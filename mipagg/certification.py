@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ParameterError
 from .verify import LabelsError
+
+if TYPE_CHECKING:
+    from .partition import Partition
 
 __all__ = ["CertifyResult", "NotFeasibleError", "certify", "BOUND_METHODS"]
 
@@ -61,7 +65,7 @@ class CertifyResult:
     bound_source: str | None
     bound_status: str
     seconds: float
-    better: object = field(default=None, repr=False)   # Partition | None
+    better: Partition | None = field(default=None, repr=False)
     better_sse: float | None = None
     better_il: float | None = None
     details: dict = field(default_factory=dict, repr=False)
@@ -176,6 +180,7 @@ def certify(data, labels, k: int, *, time_limit: float | None = DEFAULT_TIME_LIM
 
 def _certify(inst, rep, given, k, time_limit, method, verbose, options) -> CertifyResult:
     t0 = time.perf_counter()
+    res: Any   # a BranchAndPriceResult or a ColumnGenerationResult
     if method == "bp":
         from .exact.bp import branch_and_price
 

@@ -25,7 +25,7 @@ import functools
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class PluginSpec:
     summary: str
     reference: str
     fn: Callable | None = field(default=None, repr=False, compare=False)
-    entry_point: object = field(default=None, repr=False, compare=False)
+    entry_point: Any = field(default=None, repr=False, compare=False)
     plugin: bool = True
 
     def _function(self) -> Callable:

@@ -60,10 +60,10 @@ def _delimiter(first_line: str) -> str:
     return best if counts[best] else ","
 
 
-def read_table(path: str | Path, header: bool = True) -> tuple[list[str], list[list[str]]]:
+def read_table(path: str | Path, has_header: bool = True) -> tuple[list[str], list[list[str]]]:
     """``(header, rows)`` of a delimited text file with a header row; blank
     lines are skipped, ragged rows and repeated column names refused, and a
-    first row made only of numbers refused as a header (``header=False``:
+    first row made only of numbers refused as a header (``has_header=False``:
     no header row, columns named x1, x2, ...)."""
     from .inputs import looks_like_a_record
 
@@ -76,7 +76,7 @@ def read_table(path: str | Path, header: bool = True) -> tuple[list[str], list[l
         rows = [r for r in csv.reader(io.StringIO(text), delimiter=_delimiter(first)) if r]
     except csv.Error as exc:
         raise DataError(f"{path} is not a readable CSV file ({exc})") from None
-    if not header:
+    if not has_header:
         rows.insert(0, [f"x{j + 1}" for j in range(len(rows[0]))])
     elif looks_like_a_record(rows[0]):
         raise DataError(f"{path}: the first row is all numbers, so it is a record, not a "
@@ -196,7 +196,7 @@ def verify_files(data: str | Path, labels: str | Path, k: int,
     Raises :class:`~mipagg.errors.DataError` / :class:`ParameterError` for a
     missing or bad data file or an unknown column, :class:`LabelsError` when
     the labels file does not match the data."""
-    header, body = read_table(data, header=header)
+    header, body = read_table(data, has_header=header)
     names = list(header if columns is None else columns)
     unknown = [c for c in names if c not in header]
     if unknown:

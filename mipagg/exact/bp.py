@@ -270,6 +270,7 @@ class BranchAndPrice(ColumnGeneration):
     family are objects named in the settings (:mod:`mipagg.exact.rules`)."""
 
     name = "bp"
+    settings: BPSettings
 
     def __init__(self, X, k, settings: BPSettings, *, initial=None, verbose=False):
         super().__init__(X, k, settings, initial=initial, verbose=verbose)
@@ -649,7 +650,7 @@ class BranchAndPrice(ColumnGeneration):
         self.ident += len(decision.children)
         return True
 
-    def result(self) -> BranchAndPriceResult:
+    def result(self) -> BranchAndPriceResult:  # type: ignore[override]  # richer result
         rounder, best = self.rounder, self.rounder.best_sse
         cutoff = self.cutoff()
         open_bounds = [b for b in self.open.bounds() if b < cutoff]
@@ -697,7 +698,7 @@ class BranchAndPrice(ColumnGeneration):
         return {"fixed_pairs": int(fixer.fixed.sum()), "node_fixed_pairs": fixer.node_fixed,
                 "candidate_pairs": len(fixer.pairs), "fixed": fixer.root_pairs()}
 
-    def run(self) -> BranchAndPriceResult:
+    def run(self) -> BranchAndPriceResult:  # type: ignore[override]  # richer result
         self.root_column_generation()
         self.cut_rounds()
         self.fix_pairs()

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .bounds import lagrangian_bound
+from .master import MasterSolution
 from .pricing import reduced_cost
 from .pricing.rounds import PricingContext, pricing_round
 from .settings import LoopSettings, StopCriterion
@@ -87,7 +88,7 @@ class IterationLog:
 @dataclass
 class NodeResult:
     stop: StopState
-    solution: object | None          # last MasterSolution
+    solution: MasterSolution | None  # the last master solution
     iterations: int
     log: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)

@@ -96,7 +96,7 @@ class _Loadable:
         return cls.from_dict(doc)
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return dataclasses.asdict(self)  # type: ignore[call-overload]  # subclasses are dataclasses
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)

@@ -22,6 +22,7 @@ import math
 import sys
 import time
 from datetime import datetime, timezone
+from typing import Any
 
 import numpy as np
 
@@ -117,6 +118,7 @@ def compute_bounds(grid, store, instances, *, progress: bool = True) -> dict:
 
             options = {"time_limit": spec["time_limit"], "initial": initial}
             t0 = time.perf_counter()
+            res: Any   # a BranchAndPriceResult or a ColumnGenerationResult
             with use_solver(spec.get("solver")):
                 if spec["method"] == "bp":
                     from ..exact.bp import branch_and_price
