@@ -174,7 +174,8 @@ def _microaggregate(data, k, method, *, improve, seed, improve_options, verbose,
     unknown = [o for o, v in options.items() if v is not None and o not in accepted]
     if unknown:
         raise ParameterError(
-            f"method {method!r} does not take option(s) {unknown}; it takes {accepted or 'none'}")
+            f"method {method!r} does not take option(s) {unknown}; it takes "
+            f"{[o for o in accepted if o != 'verbose'] or 'none'}")
     kwargs = {o: v for o, v in options.items() if v is not None}
     start = None
     if initial is not None:

@@ -129,10 +129,8 @@ def _cmd_run(args) -> int:
     from .instance import read_csv
     from .outputs import check_outputs, output_transaction
 
-    if args.improve_time is not None and args.improve != "exact":
-        raise ParameterError("--improve-time needs '--improve exact'" if args.improve is None
-                             else f"--improve {args.improve} does not take --improve-time "
-                             "(the time limit of '--improve exact')")
+    if args.improve_time is not None and args.improve is None:
+        raise ParameterError("--improve-time needs --improve (local, rcs or exact)")
     if args.seed is not None and args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):

@@ -398,7 +398,7 @@ class Grid:
         unknown = sorted(set(m.options) - set(accepted) - {"solver"})   # solver: every method
         if unknown:
             raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
-                            f"it takes {accepted or 'none'}")
+                            f"it takes {[o for o in accepted if o != 'verbose'] or 'none'}")
         try:
             iopts = checked_improve_options(m.improve, m.improve_options) or None
         except ParameterError as exc:

@@ -43,7 +43,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def check_results_file(path: str | Path) -> None:
     """Raise :class:`~mipagg.errors.DataError` unless ``path`` is a results
-    database (an empty file counts as a new one).  Checked without writing:
+    database (an empty file, or an SQLite file without tables, counts as a new
+    one).  Checked without writing:
     SQLite would otherwise fail with a traceback on a CSV file, or add the
     store's tables to somebody else's database."""
     from ..errors import DataError
@@ -67,7 +68,7 @@ def check_results_file(path: str | Path) -> None:
             con.close()
     except sqlite3.Error as exc:
         raise DataError(f"{path} is not a results database ({exc})") from None
-    if not {"runs", "meta"} <= tables:
+    if tables and not {"runs", "meta"} <= tables:   # no table yet: a store being created
         raise DataError(f"{path} is an SQLite file but not a results database (no runs table)")
 
 
