@@ -55,7 +55,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="time limit of --improve (seconds; '--improve exact': default 300)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
-    run.add_argument("--solver", help="MIP solver (integer master, ILP pricing) through "
+    run.add_argument("--solver", help="MIP solver (integer master, ILP pricing, exact tour) through "
                      "Pyomo: highs (default), cbc, glpk, scip, gurobi, cplex (where installed)")
     run.add_argument("--initial", metavar="LABELS",
                      help="a k-feasible partition to start from (labels file, header "

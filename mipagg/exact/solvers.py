@@ -9,11 +9,13 @@ interface for the ILP pricing, unchanged.  Any other name (``cbc``,
 * the integer set-partitioning master (model (9) of seed 001 with integral
   x: gap closing in ``cg`` and ``bp``, the price-and-branch MIP over the
   column pool of ``bp``), and
-* the ILP pricing (model (14) of seed 001, ``pricing="ilp"``)
+* the ILP pricing (model (14) of seed 001, ``pricing="ilp"``), and
+* the integer DFJ model of the exact TSP tour (:mod:`mipagg.tsp.exact`,
+  ``tour="exact"``) through :func:`pyomo_binary_mip`
 
-through Pyomo to that solver.  The LP relaxations of the master, solved
-thousands of times with warm starts and column additions, stay on HiGHS
-(highspy), as does the exact TSP tour (``tour="exact"``).
+through Pyomo to that solver.  The LP relaxations (of the master, solved
+thousands of times with warm starts and column additions, and of the tour's
+cutting-plane and edge-pricing phase) stay on HiGHS (highspy).
 
 The choice is process-wide for the duration of one call (:func:`use_solver`,
 entered by :func:`mipagg.microaggregate`, :func:`mipagg.certify`, the grid
@@ -31,7 +33,8 @@ import numpy as np
 from ..errors import ParameterError, SolverError
 
 __all__ = ["KNOWN_SOLVERS", "current_solver", "use_solver", "check_solver",
-           "available_solvers", "pyomo_set_partitioning_mip", "PyomoPricingSolver"]
+           "available_solvers", "pyomo_set_partitioning_mip", "pyomo_binary_mip",
+           "PyomoPricingSolver"]
 
 DEFAULT = "highs"
 KNOWN_SOLVERS = ("highs", "cbc", "glpk", "scip", "gurobi", "cplex")
@@ -202,6 +205,41 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, sta
     x = np.array([M.x[j].value or 0.0 for j in range(m)])
     chosen = np.flatnonzero(x > 0.5)
     return status, float(np.asarray(weights, dtype=float)[chosen].sum()), chosen
+
+
+def pyomo_binary_mip(cost, rows, *, start=None, time_limit=None, solver: str | None = None):
+    """min c·x over binary x subject to 0/1 rows ``lo ≤ Σ_{j ∈ cols} x_j ≤ hi``
+    (``rows``: ``(cols, lo, hi)``, ``None`` for no bound) on ``solver`` through
+    Pyomo; ``start`` (0/1 vector) is a warm start where the solver takes one.
+    Returns ``(status, x, dual_bound, seconds)``: ``x`` is None without a
+    solution, ``dual_bound`` only when the solver proved optimality."""
+    import pyomo.environ as pyo
+
+    name = solver or current_solver()
+    cost = np.asarray(cost, dtype=float)
+    m = cost.size
+    M = pyo.ConcreteModel()
+    M.J = pyo.RangeSet(0, m - 1)
+    M.x = pyo.Var(M.J, domain=pyo.Binary)
+    M.obj = pyo.Objective(expr=sum(float(c) * M.x[j] for j, c in enumerate(cost)))
+    rows = [(np.asarray(c, dtype=int).tolist(), lo, hi) for c, lo, hi in rows]
+    for c, lo, hi in rows:
+        if not c and ((lo is not None and lo > 0) or (hi is not None and hi < 0)):
+            return "infeasible", None, None, 0.0
+    rows = [r for r in rows if r[0]]
+    M.rows = pyo.Constraint(pyo.RangeSet(0, len(rows) - 1), rule=lambda M, r: (
+        None if rows[r][1] is None else float(rows[r][1]),
+        sum(M.x[j] for j in rows[r][0]),
+        None if rows[r][2] is None else float(rows[r][2])))
+    if start is not None:
+        for j, v in enumerate(np.asarray(start, dtype=float).tolist()):
+            M.x[j].value = 1.0 if v > 0.5 else 0.0
+    status, has_solution, bound, seconds = _solve(M, name, time_limit,
+                                                  warmstart=start is not None)
+    if not has_solution:
+        return status, None, None, seconds
+    x = np.array([M.x[j].value or 0.0 for j in range(m)])
+    return status, x, bound, seconds
 
 
 class _Termination:

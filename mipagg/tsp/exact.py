@@ -1,4 +1,4 @@
-"""Proven-optimal tours and Hamiltonian paths with HiGHS (a Concorde stand-in).
+"""Proven-optimal tours and Hamiltonian paths by branch-and-cut (a Concorde stand-in).
 
 Seed 002 §5.2 and seed 003 ch. 4 use Concorde (branch-and-cut, Applegate et
 al.) for their best tours.  This module solves the same symmetric TSP exactly
@@ -19,17 +19,21 @@ lazily, on a sparse edge set that is priced out exactly (as Concorde does):
    duals, add missing edges with negative reduced cost and repeat.  The duals
    then give a lower bound L valid for every tour (Held–Karp-type bound)
    and reduced costs rc_e: any tour using edge e is at least L + rc_e long.
-3. MIP phase — mark x binary, pass the incumbent, solve with HiGHS; if the
+3. MIP phase — mark x binary, pass the incumbent, solve with HiGHS (or the
+   solver chosen by ``solver=`` / ``--solver``, through Pyomo); if the
    optimum has subtours, add their SECs and re-solve.  The optimal tour of
    the sparse graph (length z) is optimal for the complete graph when no
    outside edge has L + rc_e < z (any tour using e is at least L + rc_e
    long); otherwise those edges are added and the MIP is solved again.
 
-The final MIP solution is a single tour and HiGHS reports it optimal (relative
-gap 1e-9) → ``proven_optimal = True``.  If the time limit stops the search,
-the best known tour is returned with ``proven_optimal = False``.  Each SEC is
-written on the smaller side S of the cut.  The solver sits behind this one
-module (DESIGN: narrow solver interface).
+The final MIP solution is a single tour and the MIP solver reports it optimal
+(HiGHS: relative gap 1e-9; other solvers: gap 0, see
+:mod:`mipagg.exact.solvers`) → ``proven_optimal = True``.  If the time limit
+stops the search, or the solver ends without proving optimality, the best
+known tour is returned with ``proven_optimal = False``.  Each SEC is written
+on the smaller side S of the cut.  The LP phase always runs on HiGHS; the
+solver sits behind this one module and :mod:`mipagg.exact.solvers` (DESIGN:
+narrow solver interface).
 
 Hamiltonian paths (seed 002 §4, Algorithm 1 lines 4–6): a dummy node at
 distance 0 from every record is added; an optimal tour of the n + 1 nodes,
@@ -45,6 +49,7 @@ import numpy as np
 
 from ..errors import ParameterError, SolverError
 from ..exact.highs import new_highs, set_time_limit
+from ..exact.solvers import check_solver, current_solver, pyomo_binary_mip
 from ..status import Status
 from ._common import as_points, distance_matrix
 
@@ -202,6 +207,21 @@ class _Model:
         self.h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
                                      np.full(m, self.hs.HighsVarType.kInteger))
 
+    def pyomo_mip(self, best, time_limit, solver):
+        """The current integer DFJ model (degree rows, SECs, the edge columns so
+        far) on ``solver`` through Pyomo, the tour ``best`` as warm start:
+        ``(status, x or None, dual bound or None)``."""
+        n = self.n
+        edges = np.arange(self.I.size)
+        rows = [(edges[(self.I == v) | (self.J == v)], 2.0, 2.0) for v in range(n)]
+        rows += [(np.flatnonzero(S[self.I] & S[self.J]), None, float(S.sum() - 1))
+                 for S in self.secs]
+        x0 = np.zeros(self.I.size)
+        x0[self.col[best, np.roll(best, -1)]] = 1.0
+        status, x, bound, _ = pyomo_binary_mip(self.D[self.I, self.J], rows, start=x0,
+                                               time_limit=time_limit, solver=solver)
+        return status, x, bound
+
     def add_sec(self, S):
         """x(E(S)) ≤ |S| − 1 on the smaller side of the cut."""
         n = self.n
@@ -239,7 +259,7 @@ class _Model:
 
 
 def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
-                      neighbours=10) -> ExactTourResult:
+                      neighbours=10, solver=None) -> ExactTourResult:
     """Optimal tour for a symmetric distance matrix ``D`` by DFJ + lazy SECs
     solved with HiGHS (see module docstring) on a sparse edge set: the
     ``neighbours`` nearest edges of every node plus the initial tour, priced
@@ -248,12 +268,15 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
     every edge that could lie on a shorter tour (LP bound + reduced cost <
     tour length) is added and the MIP re-solved, so optimality on the sparse
     graph is optimality on the complete graph.  Exponential worst case;
-    n = 100 records in about a second, n = 400 in a few seconds."""
+    n = 100 records in about a second, n = 400 in a few seconds.  ``solver``
+    (default: :func:`~mipagg.exact.solvers.current_solver`, HiGHS unless
+    ``--solver`` chose another) solves the MIP phase; the LPs stay on HiGHS."""
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
     t0 = time.perf_counter()
     if time_limit is not None and not time_limit > 0:
         raise ParameterError(f"time_limit must be positive, got {time_limit}")
+    solver = check_solver(solver) if solver is not None else current_solver()
     if n <= 3:
         t = np.arange(n, dtype=np.int64)
         c = _tour_cost(D, t) if n > 1 else 0.0
@@ -303,9 +326,39 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
 
     # ---- MIP phase: lazy SECs on the sparse graph, then the pricing check --
     proven, solves = False, 0
-    if priced:
+    if priced and solver == "highs":
         model.make_integer()
-    while priced:
+    while priced and solver != "highs":
+        r = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if r is not None and r <= 0:
+            break
+        word, x, dual = model.pyomo_mip(best, r, solver)
+        solves += 1
+        if x is None:
+            if word == "time_limit":
+                break
+            raise SolverError(f"{solver} returned no tour: {word}")
+        comps = _groups(_components(n, model.I, model.J, x, 0.5))
+        log.append({"phase": "mip", "solver": solver, "status": word,
+                    "objective": float(model.D[model.I, model.J] @ np.round(x)),
+                    "bound": float("nan") if dual is None else dual,
+                    "subtours": len(comps), "edges": int(model.I.size)})
+        if len(comps) == 1:
+            t = _tour_from_edges(n, model.I, model.J, x)
+            if _tour_cost(D, t) < best_len:
+                best, best_len = t, _tour_cost(D, t)
+        if word != "optimal":         # proven only when the solver proved it
+            break
+        if len(comps) > 1:
+            for S in comps:
+                model.add_sec(S)
+            continue
+        need = (model.col[I, J] < 0) & (lower + rc < best_len - 1e-7)
+        if not need.any():
+            proven = True
+            break
+        model.add_edges(np.column_stack([I[need], J[need]]))
+    while priced and solver == "highs":
         sol = hs.HighsSolution()
         x0 = np.zeros(model.I.size)
         x0[model.col[best, np.roll(best, -1)]] = 1.0
@@ -349,10 +402,10 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
                            time.perf_counter() - t0, log)
 
 
-def exact_tour(X, *, time_limit=None, seed=None):
+def exact_tour(X, *, time_limit=None, seed=None, solver=None):
     """Proven-optimal closed tour of the rows of ``X`` (Concorde stand-in of
     seed 002 §5.2 / seed 003 ch. 4): DFJ model with lazily added subtour
-    cuts solved by HiGHS.  Returns ``(tour, length, proven_optimal)``;
+    cuts solved by HiGHS (or ``solver``, see :func:`exact_matrix_tour`).  Returns ``(tour, length, proven_optimal)``;
     ``proven_optimal`` is False only when ``time_limit`` (seconds) stopped
     the search, in which case the tour is the best found.  Exponential worst
     case; n = 100 records in seconds.
@@ -362,7 +415,7 @@ def exact_tour(X, *, time_limit=None, seed=None):
     (4.0, True)
     """
     A = as_points(X)
-    r = exact_matrix_tour(distance_matrix(A), time_limit=time_limit, seed=seed)
+    r = exact_matrix_tour(distance_matrix(A), time_limit=time_limit, seed=seed, solver=solver)
     return r.tour, r.length, r.proven_optimal
 
 
@@ -381,7 +434,7 @@ def cut_at_dummy(tour: np.ndarray, dummy: int) -> np.ndarray:
     return np.concatenate([tour[k + 1:], tour[:k]]).astype(np.int64)
 
 
-def exact_path(X, *, time_limit=None, seed=None):
+def exact_path(X, *, time_limit=None, seed=None, solver=None):
     """Optimal Hamiltonian path (shortest open path through all rows of ``X``):
     exact tour of the dummy-augmented problem cut at the dummy node (seed 002
     §4).  Returns ``(path, length, proven_optimal)``.
@@ -394,5 +447,6 @@ def exact_path(X, *, time_limit=None, seed=None):
     n = A.shape[0]
     if n == 1:
         return np.zeros(1, dtype=np.int64), 0.0, True
-    r = exact_matrix_tour(dummy_matrix(distance_matrix(A)), time_limit=time_limit, seed=seed)
+    r = exact_matrix_tour(dummy_matrix(distance_matrix(A)), time_limit=time_limit, seed=seed,
+                          solver=solver)
     return cut_at_dummy(r.tour, n), r.length, r.proven_optimal
