@@ -289,22 +289,45 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
     edges = np.vstack([np.column_stack([np.repeat(np.arange(n), k), near.ravel()]),
                        np.column_stack([best, np.roll(best, -1)])])
     model = _Model(D, edges)
-    h, hs = model.h, model.hs
-    log = []
+    clock = _Clock(model.h, time_limit, t0)
+    lower, rc, log = _lp_phase(model, n, clock)
+    proven, solves = False, 0
+    if rc is not None:       # priced out: the MIP phase on the sparse graph
+        best, best_len, proven, solves = _mip_phase(model, D, best, best_len, lower, rc,
+                                                    clock, solver, log)
+    if proven:
+        lower = best_len
+    return ExactTourResult(best, best_len, proven, min(lower, best_len), len(model.secs), solves,
+                           time.perf_counter() - t0, log)
 
-    def run():
-        r = None
-        if time_limit is not None:
-            r = time_limit - (time.perf_counter() - t0)
-            if r <= 0:
-                return False
-        set_time_limit(h, r)   # HiGHS counts the object's cumulative run time
-        h.run()
+
+class _Clock:
+    """Seconds left of ``time_limit`` from ``t0``, and HiGHS runs within them."""
+
+    def __init__(self, h, time_limit, t0):
+        self.h, self.time_limit, self.t0 = h, time_limit, t0
+
+    def left(self):
+        return None if self.time_limit is None else \
+            self.time_limit - (time.perf_counter() - self.t0)
+
+    def run(self) -> bool:
+        """Run HiGHS within the time left; False (no run) when none is left."""
+        r = self.left()
+        if r is not None and r <= 0:
+            return False
+        set_time_limit(self.h, r)   # HiGHS counts the object's cumulative run time
+        self.h.run()
         return True
 
-    # ---- LP phase: cutting planes + pricing -----------------------------
+
+def _lp_phase(model, n, clock):
+    """Cutting planes (SECs) and pricing of all n(n−1)/2 edges on the LP:
+    ``(lower bound, reduced costs of every edge or None if not priced out,
+    log)``."""
+    h, hs = model.h, model.hs
     lower, rc, I, J = 0.0, None, *np.triu_indices(n, 1)
-    while run() and h.getModelStatus() == hs.HighsModelStatus.kOptimal:
+    while clock.run() and h.getModelStatus() == hs.HighsModelStatus.kOptimal:
         x = np.asarray(h.getSolution().col_value)
         sets = _violated_sets(n, model.I, model.J, x)
         for S in sets:
@@ -320,86 +343,81 @@ def exact_matrix_tour(D, *, time_limit=None, initial_tour=None, seed=None,
         pick = np.flatnonzero(missing)
         model.add_edges(np.column_stack([I[pick], J[pick]])[np.argsort(rc[pick])[:2 * n]])
         rc = None
-    priced = rc is not None
-    log.append({"phase": "lp", "bound": float(lower), "cuts": len(model.secs),
-                "edges": int(model.I.size), "priced": priced})
+    log = [{"phase": "lp", "bound": float(lower), "cuts": len(model.secs),
+            "edges": int(model.I.size), "priced": rc is not None}]
+    return lower, rc, log
 
-    # ---- MIP phase: lazy SECs on the sparse graph, then the pricing check --
-    proven, solves = False, 0
-    if priced and solver == "highs":
+
+def _mip_phase(model, D, best, best_len, lower, rc, clock, solver, log):
+    """Lazy SECs on the sparse graph's MIP, then the pricing check (an
+    outside edge e can only lie on a shorter tour if lower + rc_e < best):
+    ``(best tour, its length, proven, MIP solves)``."""
+    n = D.shape[0]
+    I, J = np.triu_indices(n, 1)
+    if solver == "highs":
         model.make_integer()
-    while priced and solver != "highs":
-        r = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        if r is not None and r <= 0:
-            break
-        word, x, dual = model.pyomo_mip(best, r, solver)
-        solves += 1
+    proven, solves = False, 0
+    while True:
+        optimal, x, entry = _mip_solve(model, best, clock, solver)
         if x is None:
-            if word == "time_limit":
-                break
-            raise SolverError(f"{solver} returned no tour: {word}")
-        comps = _groups(_components(n, model.I, model.J, x, 0.5))
-        log.append({"phase": "mip", "solver": solver, "status": word,
-                    "objective": float(model.D[model.I, model.J] @ np.round(x)),
-                    "bound": float("nan") if dual is None else dual,
-                    "subtours": len(comps), "edges": int(model.I.size)})
-        if len(comps) == 1:
-            t = _tour_from_edges(n, model.I, model.J, x)
-            if _tour_cost(D, t) < best_len:
-                best, best_len = t, _tour_cost(D, t)
-        if word != "optimal":         # proven only when the solver proved it
-            break
-        if len(comps) > 1:
-            for S in comps:
-                model.add_sec(S)
-            continue
-        need = (model.col[I, J] < 0) & (lower + rc < best_len - 1e-7)
-        if not need.any():
-            proven = True
-            break
-        model.add_edges(np.column_stack([I[need], J[need]]))
-    while priced and solver == "highs":
-        sol = hs.HighsSolution()
-        x0 = np.zeros(model.I.size)
-        x0[model.col[best, np.roll(best, -1)]] = 1.0
-        sol.col_value = x0.tolist()
-        h.setSolution(sol)
-        if not run():
+            solves += entry is not None
             break
         solves += 1
-        status = h.getModelStatus()
-        info = h.getInfo()
-        if info.primal_solution_status == 0:  # no solution at all
-            if status == hs.HighsModelStatus.kTimeLimit:
-                break
-            raise SolverError(f"HiGHS returned no tour: {h.modelStatusToString(status)}")
-        x = np.asarray(h.getSolution().col_value)
         comps = _groups(_components(n, model.I, model.J, x, 0.5))
-        log.append({"phase": "mip", "status": h.modelStatusToString(status),
-                    "objective": float(info.objective_function_value),
-                    "bound": float(info.mip_dual_bound), "subtours": len(comps),
-                    "edges": int(model.I.size)})
+        log.append({**entry, "subtours": len(comps), "edges": int(model.I.size)})
         if len(comps) == 1:                    # a tour (optimal or not)
             t = _tour_from_edges(n, model.I, model.J, x)
             if _tour_cost(D, t) < best_len:
                 best, best_len = t, _tour_cost(D, t)
-        if status != hs.HighsModelStatus.kOptimal:
+        if not optimal:                        # proven only when the solver proved it
             break
         if len(comps) > 1:
             for S in comps:
                 model.add_sec(S)
             continue
-        # optimal on the sparse graph; an outside edge e can only lie on a
-        # shorter tour if lower + rc_e < best_len
         need = (model.col[I, J] < 0) & (lower + rc < best_len - 1e-7)
         if not need.any():
             proven = True
             break
         model.add_edges(np.column_stack([I[need], J[need]]))
-    if proven:
-        lower = best_len
-    return ExactTourResult(best, best_len, proven, min(lower, best_len), len(model.secs), solves,
-                           time.perf_counter() - t0, log)
+    return best, best_len, proven, solves
+
+
+def _mip_solve(model, best, clock, solver):
+    """One solve of the sparse MIP from the tour ``best``: ``(optimal, x,
+    log entry)``; x is None when the time ran out (entry None: not even
+    started).  :class:`SolverError` when the solver returns no solution."""
+    if solver != "highs":
+        r = clock.left()
+        if r is not None and r <= 0:
+            return False, None, None
+        word, x, dual = model.pyomo_mip(best, r, solver)
+        if x is None:
+            if word == "time_limit":
+                return False, None, {}
+            raise SolverError(f"{solver} returned no tour: {word}")
+        return word == "optimal", x, {
+            "phase": "mip", "solver": solver, "status": word,
+            "objective": float(model.D[model.I, model.J] @ np.round(x)),
+            "bound": float("nan") if dual is None else dual}
+    h, hs = model.h, model.hs
+    sol = hs.HighsSolution()
+    x0 = np.zeros(model.I.size)
+    x0[model.col[best, np.roll(best, -1)]] = 1.0
+    sol.col_value = x0.tolist()
+    h.setSolution(sol)
+    if not clock.run():
+        return False, None, None
+    status = h.getModelStatus()
+    info = h.getInfo()
+    if info.primal_solution_status == 0:  # no solution at all
+        if status == hs.HighsModelStatus.kTimeLimit:
+            return False, None, {}
+        raise SolverError(f"HiGHS returned no tour: {h.modelStatusToString(status)}")
+    return status == hs.HighsModelStatus.kOptimal, np.asarray(h.getSolution().col_value), {
+        "phase": "mip", "status": h.modelStatusToString(status),
+        "objective": float(info.objective_function_value),
+        "bound": float(info.mip_dual_bound)}
 
 
 def exact_tour(X, *, time_limit=None, seed=None, solver=None):
