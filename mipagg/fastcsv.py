@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Callable
 
 import numpy as np
@@ -74,7 +75,7 @@ class Rows(Sequence):
     def first_ragged(self, width: int) -> int | None:
         """Index of the first row without ``width`` cells, or None."""
         d, want = self.delimiter, width - 1
-        for i, n in enumerate(map(lambda s: s.count(d), self.lines[self.start:])):
+        for i, n in enumerate(map(str.count, self.lines[self.start:], repeat(d))):
             if n != want:
                 return i
         return None

@@ -286,6 +286,15 @@ def from_dataframe(df, columns: Sequence[str] | None = None, name: str = "datafr
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 
 
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _first_line(text: str) -> str:
+    """``text.splitlines()[0]`` without splitting the whole text."""
+    m = _LINE_BREAK.search(text)
+    return text if m is None else text[:m.start()]
+
+
 def _parse_float(cell: str) -> float:
     cell = cell.strip()
     if cell == "":
@@ -315,7 +324,7 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
         raise DataError(f"{path} is empty")
     if delimiter is None:
         try:
-            delimiter = csv.Sniffer().sniff(text.splitlines()[0], delimiters=",;\t").delimiter
+            delimiter = csv.Sniffer().sniff(_first_line(text), delimiters=",;\t").delimiter
         except csv.Error:
             delimiter = ","
     ending = line_ending(text)
