@@ -29,7 +29,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _env import machine
-from bench_large import write_simu
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +51,9 @@ def child(csv: str, out_dir: str) -> None:
     Partition(labels, inst.X).write_labels(Path(out_dir) / "labels.csv")
     t3 = time.perf_counter()
     digest = hashlib.sha256(release.read_bytes()).hexdigest()[:16]
+    import mipagg
+
+    assert Path(mipagg.__file__).parent.parent == Path(os.environ["PYTHONPATH"])
     print(json.dumps({"read_s": t1 - t0, "masked_s": t2 - t1, "labels_s": t3 - t2,
                       "base_mib": base, "read_peak_mib": read_peak,
                       "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -75,6 +77,8 @@ def main() -> int:
     if args.child:
         child(*args.child)
         return 0
+    from bench_large import write_simu  # (it puts this checkout on sys.path: not in a child)
+
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
