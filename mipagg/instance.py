@@ -220,7 +220,6 @@ class Instance:
         source = self.provenance.get("source") if self.table is not None else None
         target = check_output_path(path, [source], what="masked release")
         means, inv = self._group_means(labels)
-        cells = [list(map(repr, row)) for row in means.tolist()]
         from_file = self.table is not None
         if from_file:
             header, body = self.table
@@ -239,11 +238,15 @@ class Instance:
                 writer.writerow(header)
             if all_keys and plain:
                 order = np.argsort(col_index)  # key j sits in output column col_index[j]
-                lines = [delimiter.join([g[j] for j in order]) for g in cells]
+                lines: list[str] = []
+                for a in range(0, len(means), 1 << 14):
+                    lines += [delimiter.join(map(repr, g))
+                              for g in means[a:a + (1 << 14), order].tolist()]
                 for a in range(0, self.n, 1 << 16):
                     chunk = inv[a:a + (1 << 16)].tolist()
                     fh.write(ending.join(map(lines.__getitem__, chunk)) + ending)
                 return
+            cells = [list(map(repr, row)) for row in means.tolist()]
             if body is None:
                 body = ([""] * self.raw.shape[1] for _ in range(self.n))
             for g, row in zip(inv.tolist(), body):
