@@ -184,8 +184,9 @@ class Instance:
             return Instance(self.raw[rows], self.columns, name or f"{self.name}-subset",
                             prov, self.ddof, table)
 
-    def masked(self, labels: np.ndarray) -> np.ndarray:
-        """Raw key columns with every value replaced by its group mean."""
+    def _group_means(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(means, inv)``: one row of raw key means per group and each
+        record's group index, so that the masked release is ``means[inv]``."""
         labels = np.asarray(labels)
         if labels.shape != (self.n,):
             raise DataError(f"{labels.shape[0]} labels for {self.n} records")
@@ -195,7 +196,12 @@ class Instance:
         scale = _column_scale(self.raw)  # sums of values near 1e308 must not overflow
         sums = np.zeros((counts.size, self.raw.shape[1]))
         np.add.at(sums, inv, np.ldexp(self.raw, -scale))
-        return np.ldexp(sums / counts[:, None], scale)[inv]
+        return np.ldexp(sums / counts[:, None], scale), inv
+
+    def masked(self, labels: np.ndarray) -> np.ndarray:
+        """Raw key columns with every value replaced by its group mean."""
+        means, inv = self._group_means(labels)
+        return means[inv]
 
     def write_masked_csv(self, labels: np.ndarray, path: str | Path) -> None:
         """Write the masked release: key values replaced by group means, rows in
@@ -204,29 +210,49 @@ class Instance:
         ``path`` is checked first (:func:`mipagg.outputs.check_output_path`):
         it may not be the file the instance was read from, and its directory
         must be writable.  The file is written atomically: an interrupted or
-        failed write leaves any previous file at ``path`` untouched."""
+        failed write leaves any previous file at ``path`` untouched.
+
+        Each group's values are formatted once (``repr``, the shortest string
+        that reads back to the same float); when every column is a key column
+        a record's line is its group's line, so 10⁶ records take seconds."""
         from .outputs import atomic_write, check_output_path
 
         source = self.provenance.get("source") if self.table is not None else None
         target = check_output_path(path, [source], what="masked release")
-        masked = self.masked(labels)
-        if self.table is not None:
+        means, inv = self._group_means(labels)
+        from_file = self.table is not None
+        if from_file:
             header, body = self.table
             col_index = [header.index(c) for c in self.columns]
         else:
-            header, body = list(self.columns), [[""] * self.raw.shape[1] for _ in range(self.n)]
+            header, body = list(self.columns), None
             col_index = list(range(self.raw.shape[1]))
-        from_file = self.table is not None
         delimiter = self.provenance.get("delimiter", ",") if from_file else ","
         ending = self.provenance.get("line_ending", "\n") if from_file else "\n"
+        all_keys = sorted(col_index) == list(range(len(header)))
+        # a float's repr needs csv quoting only if the delimiter can occur in it
+        plain = len(delimiter) == 1 and delimiter not in "0123456789.e+-infa\"\r\n"
         with atomic_write(target, newline="") as fh:
             writer = csv.writer(fh, delimiter=delimiter, lineterminator=ending)
             if not from_file or self.provenance.get("header", True):
                 writer.writerow(header)
-            for i, row in enumerate(body):
+            if all_keys and plain:
+                order = np.argsort(col_index)  # key j sits in output column col_index[j]
+                lines: list[str] = []
+                for a in range(0, len(means), 1 << 14):
+                    lines += [delimiter.join(map(repr, g))
+                              for g in means[a:a + (1 << 14), order].tolist()]
+                for a in range(0, self.n, 1 << 16):
+                    chunk = inv[a:a + (1 << 16)].tolist()
+                    fh.write(ending.join(map(lines.__getitem__, chunk)) + ending)
+                return
+            cells = [list(map(repr, row)) for row in means.tolist()]
+            if body is None:
+                body = ([""] * self.raw.shape[1] for _ in range(self.n))
+            for g, row in zip(inv.tolist(), body):
                 out = list(row)
-                for j, c in enumerate(col_index):
-                    out[c] = repr(float(masked[i, j]))
+                for c, v in zip(col_index, cells[g]):
+                    out[c] = v
                 writer.writerow(out)
 
 
@@ -263,6 +289,15 @@ def from_dataframe(df, columns: Sequence[str] | None = None, name: str = "datafr
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 
 
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _first_line(text: str) -> str:
+    """``text.splitlines()[0]`` without splitting the whole text."""
+    m = _LINE_BREAK.search(text)
+    return text if m is None else text[:m.start()]
+
+
 def _parse_float(cell: str) -> float:
     cell = cell.strip()
     if cell == "":
@@ -283,6 +318,7 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
     numbers is refused as a header (it would be published unmasked);
     ``header=False`` reads such a file with columns named x1, x2, ...
     """
+    from .fastcsv import Rows, parse_keys, plain_lines
     from .inputs import line_ending, looks_like_a_record, read_text
 
     path = Path(path)
@@ -291,52 +327,72 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
         raise DataError(f"{path} is empty")
     if delimiter is None:
         try:
-            delimiter = csv.Sniffer().sniff(text.splitlines()[0], delimiters=",;\t").delimiter
+            delimiter = csv.Sniffer().sniff(_first_line(text), delimiters=",;\t").delimiter
         except csv.Error:
             delimiter = ","
-    try:
-        rows = [r for r in csv.reader(text.splitlines(), delimiter=delimiter) if r]
-    except csv.Error as exc:
-        raise DataError(f"{path} is not a readable CSV file ({exc})") from None
+    ending = line_ending(text)
+    lines = plain_lines(text, delimiter)  # fast path: plain text kept as lines
+    if lines is None:
+        try:
+            rows = [r for r in csv.reader(text.splitlines(), delimiter=delimiter) if r]
+        except csv.Error as exc:
+            raise DataError(f"{path} is not a readable CSV file ({exc})") from None
+        first = rows[0]
+    else:
+        first = lines[0].split(delimiter)
+    del text
     if not header:
-        rows.insert(0, [f"x{j + 1}" for j in range(len(rows[0]))])
-    elif looks_like_a_record(rows[0]):
-        raise DataError(f"{path}: the first row ({', '.join(rows[0][:4])}"
-                        f"{', ...' if len(rows[0]) > 4 else ''}) is all numbers, so it is a "
-                        "record, not a header; add a header row (with names that are not numbers), "
-                        "or pass --no-header")
+        first, start = [f"x{j + 1}" for j in range(len(first))], 0
+    else:
+        start = 1
+        if looks_like_a_record(first):
+            raise DataError(f"{path}: the first row ({', '.join(first[:4])}"
+                            f"{', ...' if len(first) > 4 else ''}) is all numbers, so it is a "
+                            "record, not a header; add a header row (with names that are not "
+                            "numbers), or pass --no-header")
     has_header = header
-    header, body = [h.strip() for h in rows[0]], rows[1:]
+    header = [h.strip() for h in first]
+    body = rows[start:] if lines is None else Rows(lines, start, delimiter)
     if not body:
         raise DataError(f"{path} has a header but no records")
     if len(set(header)) != len(header):
         repeated = sorted({h for h in header if header.count(h) > 1})
         raise DataError(f"{path} has repeated column names: {', '.join(map(repr, repeated))}")
-    for i, r in enumerate(body):
-        if len(r) != len(header):
-            raise DataError(f"{path}: record {i + 1} has {len(r)} fields, header has {len(header)}")
+    ragged = (next((i for i, r in enumerate(body) if len(r) != len(header)), None)
+              if lines is None else body.first_ragged(len(header)))
+    if ragged is not None:
+        raise DataError(f"{path}: record {ragged + 1} has {len(body[ragged])} fields, "
+                        f"header has {len(header)}")
     keys = list(header if columns is None else columns)
     unknown = [c for c in keys if c not in header]
     if unknown:
         raise ParameterError(f"unknown column(s) {unknown}; the file has {header}")
     idx = [header.index(c) for c in keys]
-    raw = np.empty((len(body), len(keys)))
-    for i, r in enumerate(body):
-        for j, c in enumerate(idx):
-            try:
-                raw[i, j] = _parse_float(r[c])
-            except ValueError:
-                hint = (" (a decimal comma? write numbers with a dot)"
-                        if _DECIMAL_COMMA.match(r[c].strip()) else "")
-                raise DataError(
-                    f"{path}: key column {keys[j]!r} is not numeric (record {i + 1}: "
-                    f"{r[c]!r}){hint}; choose numeric key columns with --columns"
-                ) from None
+
+    def cell_loop(a: int, b: int, out: np.ndarray) -> None:
+        for i in range(a, b):
+            r = body[i]
+            for j, c in enumerate(idx):
+                try:
+                    out[i - a, j] = _parse_float(r[c])
+                except ValueError:
+                    hint = (" (a decimal comma? write numbers with a dot)"
+                            if _DECIMAL_COMMA.match(r[c].strip()) else "")
+                    raise DataError(
+                        f"{path}: key column {keys[j]!r} is not numeric (record {i + 1}: "
+                        f"{r[c]!r}){hint}; choose numeric key columns with --columns"
+                    ) from None
+
+    if lines is None:
+        raw = np.empty((len(body), len(keys)))
+        cell_loop(0, len(body), raw)
+    else:
+        raw = parse_keys(body, idx, len(header), cell_loop)
     provenance = {"source": str(path), "columns": keys}
     if delimiter != ",":  # the masked release keeps the delimiter of its input
         provenance["delimiter"] = delimiter
-    if line_ending(text) != "\n":  # ... its line ending
-        provenance["line_ending"] = line_ending(text)
+    if ending != "\n":  # ... its line ending
+        provenance["line_ending"] = ending
     if not has_header:  # ... and has no header row either
         provenance["header"] = False
     return Instance(raw, tuple(keys), name or path.stem, provenance, ddof, (header, body))

@@ -41,15 +41,13 @@ DEFAULT_GAMMAS = tuple(round(0.1 * i, 1) for i in range(21))  # 0.0, 0.1, ..., 2
 
 
 @njit(cache=True)
-def _vmdav_kernel(X, k, gamma):
-    n = X.shape[0]
-    T = ix.build_tree(X, ix.LEAF_SIZE)
-    C = ix.centroid_state(X)
-    alive = np.ones(n, dtype=np.bool_)
-    labels = np.full(n, -1, dtype=np.int64)
-    group = np.empty(2 * k, dtype=np.int64)
-    m, g = n, 0
-    while m >= k:
+def _vmdav_steps(X, k, gamma, T, C, alive, labels, group, st, budget):
+    """At most ``budget`` groups of V-MDAV from state ``st`` = (remaining,
+    unused, groups so far) (:func:`._index.start`); True when fewer than k
+    records remain."""
+    m, g = st[0], st[2]
+    steps = 0
+    while m >= k and steps < budget:
         e = ix.farthest_from_centroid(C, X, alive, m)
         ix.take_group(T, C, X, alive, e, k, group, 0, True)
         size = k
@@ -77,21 +75,30 @@ def _vmdav_kernel(X, k, gamma):
         for t in range(size):
             labels[group[t]] = g
         g += 1
-    return labels
+        steps += 1
+    st[0], st[2] = m, g
+    return m < k
 
 
-def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
+def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2, *,
+                 verbose: bool = False) -> np.ndarray:
     """Group labels of V-MDAV (groups numbered in formation order), exactly
     those of :func:`vmdav_labels_reference`: the farthest, nearest and
     nearest-to-the-group queries are answered by the index of
-    :mod:`mipagg.heuristics._index` (ties: lowest row index); O(n) memory."""
+    :mod:`mipagg.heuristics._index` (ties: lowest row index); O(n) memory.
+    ``verbose`` prints progress lines to stderr."""
     X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     gamma = float(gamma)
     if not gamma >= 0:
         raise ParameterError(f"gamma must be a non-negative number, got {gamma!r}")
-    labels = _vmdav_kernel(X, k, gamma)
+    T, C, alive, _, st = ix.start(X)
+    labels = np.full(n, -1, dtype=np.int64)
+    group = np.empty(2 * k, dtype=np.int64)
+    ix.in_chunks(lambda budget: _vmdav_steps(X, k, gamma, T, C, alive, labels, group, st,
+                                             budget),
+                 st, n, "vmdav", verbose)
     free = labels < 0
     _attach(X, labels, free)
     return labels
@@ -155,12 +162,13 @@ def vmdav_labels_reference(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndar
     return labels
 
 
-def vmdav(X: np.ndarray, k: int, *, gamma: float = 0.2) -> Partition:
+def vmdav(X: np.ndarray, k: int, *, gamma: float = 0.2, verbose: bool = False) -> Partition:
     """V-MDAV variable-size microaggregation (Solanas & Martínez-Ballesté 2006).
 
     Groups have k..2k−1 records, except that a group may receive up to k−1
     leftover records at the end.  ``gamma`` ≥ 0 is the gain factor: larger
     values extend groups more readily (0 gives fixed-size groups).
+    ``verbose`` prints progress lines to stderr.
 
     Example
     -------
@@ -169,7 +177,7 @@ def vmdav(X: np.ndarray, k: int, *, gamma: float = 0.2) -> Partition:
     >>> vmdav(X, 3, gamma=1.0).sizes.tolist()
     [4, 3]
     """
-    return Partition(vmdav_labels(X, k, gamma), X)
+    return Partition(vmdav_labels(X, k, gamma, verbose=verbose), X)
 
 
 def vmdav_best(X: np.ndarray, k: int, *, gammas=DEFAULT_GAMMAS) -> Partition:
