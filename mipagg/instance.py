@@ -351,23 +351,23 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
                             "record, not a header; add a header row (with names that are not "
                             "numbers), or pass --no-header")
     has_header = header
-    header = [h.strip() for h in first]
+    names = [h.strip() for h in first]
     body = rows[start:] if lines is None else Rows(lines, start, delimiter)
     if not body:
         raise DataError(f"{path} has a header but no records")
-    if len(set(header)) != len(header):
-        repeated = sorted({h for h in header if header.count(h) > 1})
+    if len(set(names)) != len(names):
+        repeated = sorted({h for h in names if names.count(h) > 1})
         raise DataError(f"{path} has repeated column names: {', '.join(map(repr, repeated))}")
-    ragged = (next((i for i, r in enumerate(body) if len(r) != len(header)), None)
-              if lines is None else body.first_ragged(len(header)))
+    ragged = (next((i for i, r in enumerate(body) if len(r) != len(names)), None)
+              if lines is None else body.first_ragged(len(names)))
     if ragged is not None:
         raise DataError(f"{path}: record {ragged + 1} has {len(body[ragged])} fields, "
-                        f"header has {len(header)}")
-    keys = list(header if columns is None else columns)
-    unknown = [c for c in keys if c not in header]
+                        f"header has {len(names)}")
+    keys = list(names if columns is None else columns)
+    unknown = [c for c in keys if c not in names]
     if unknown:
-        raise ParameterError(f"unknown column(s) {unknown}; the file has {header}")
-    idx = [header.index(c) for c in keys]
+        raise ParameterError(f"unknown column(s) {unknown}; the file has {names}")
+    idx = [names.index(c) for c in keys]
 
     def cell_loop(a: int, b: int, out: np.ndarray) -> None:
         for i in range(a, b):
@@ -387,7 +387,7 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
         raw = np.empty((len(body), len(keys)))
         cell_loop(0, len(body), raw)
     else:
-        raw = parse_keys(body, idx, len(header), cell_loop)
+        raw = parse_keys(body, idx, len(names), cell_loop)
     provenance = {"source": str(path), "columns": keys}
     if delimiter != ",":  # the masked release keeps the delimiter of its input
         provenance["delimiter"] = delimiter
@@ -395,4 +395,4 @@ def read_csv(path: str | Path, columns: Sequence[str] | None = None, name: str |
         provenance["line_ending"] = ending
     if not has_header:  # ... and has no header row either
         provenance["header"] = False
-    return Instance(raw, tuple(keys), name or path.stem, provenance, ddof, (header, body))
+    return Instance(raw, tuple(keys), name or path.stem, provenance, ddof, (names, body))
