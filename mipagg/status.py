@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Status", "as_status", "summary_fields"]
+__all__ = ["Status", "as_status", "summary_fields", "StatusResult"]
 
 
 class Status(str, Enum):
@@ -62,6 +62,21 @@ _MESSAGES = {
     Status.OK: "Finished.",
     Status.ERROR: "Failed.",
 }
+
+
+class StatusResult:
+    """Mixin of a result object with a ``status`` field: ``success`` and
+    ``message`` read from it (scipy's ``OptimizeResult`` fields)."""
+
+    status: Status
+
+    @property
+    def success(self) -> bool:
+        return Status(self.status).success
+
+    @property
+    def message(self) -> str:
+        return Status(self.status).message
 
 
 def as_status(value) -> Status:

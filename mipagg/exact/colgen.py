@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..partition import Partition
-from ..status import Status, summary_fields
+from ..status import Status, StatusResult, summary_fields
 from ..validation import as_rows, check_k
 from .bounds import gap, neighbour_bound
 from .gapclosing import close_gap_by_enumeration
@@ -66,7 +66,7 @@ def default_threads() -> int:
 
 
 @dataclass
-class ColumnGenerationResult:
+class ColumnGenerationResult(StatusResult):
     """Outcome of :func:`column_generation`.
 
     ``status``: "optimal" (the best partition is proven optimal within
@@ -119,15 +119,6 @@ class ColumnGenerationResult:
 
     def __post_init__(self):
         self.status = Status(self.status)
-
-    @property
-    def success(self) -> bool:
-        """The loop converged (with or without a proof of optimality)."""
-        return self.status.success
-
-    @property
-    def message(self) -> str:
-        return self.status.message
 
     @property
     def gap(self) -> float | None:

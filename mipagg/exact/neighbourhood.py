@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import DataError, ParameterError
 from ..partition import Partition
 from ..progress import Progress
-from ..status import Status
+from ..status import Status, StatusResult
 from ..validation import as_rows, check_k
 
 __all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodResult",
@@ -51,7 +51,7 @@ __all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodR
 
 
 @dataclass
-class NeighbourhoodResult:
+class NeighbourhoodResult(StatusResult):
     """Outcome of :func:`exact_neighbourhood_search`: the partition, the
     sub-problems solved, improved and left unproven (stopped by
     ``move_time``), whether the search converged (module docstring) or was
@@ -74,14 +74,6 @@ class NeighbourhoodResult:
             self.status = Status.CONVERGED if self.converged else \
                 Status.TIME_LIMIT if self.time_limited else Status.NOT_CERTIFIED
         self.status = Status(self.status)
-
-    @property
-    def success(self) -> bool:
-        return self.status.success
-
-    @property
-    def message(self) -> str:
-        return self.status.message
 
     def summary(self) -> dict:
         return {"neighbourhoods_solved": self.solved, "neighbourhoods_improved": self.improved,
