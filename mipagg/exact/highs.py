@@ -19,7 +19,8 @@ import os
 import sys
 import threading
 
-__all__ = ["new_highs", "silence_banner", "set_time_limit", "cumulative_limit"]
+__all__ = ["new_highs", "silence_banner", "set_time_limit", "cumulative_limit",
+           "release_solver_threads"]
 
 _banner_lock = threading.Lock()
 _banner_done = False
@@ -87,3 +88,18 @@ def set_time_limit(h, seconds: float | None) -> None:
         h.setOptionValue("time_limit", highspy.kHighsInf)
     else:
         h.setOptionValue("time_limit", cumulative_limit(h, seconds))
+
+
+def release_solver_threads() -> None:
+    """Stop HiGHS's global thread scheduler in this process before a fork.
+
+    HiGHS 1.16 keeps worker threads of a process-wide task scheduler alive
+    after the first solve (the grid runner's warm-up starts them); a
+    forked child inherits the scheduler's state but not its threads, and its
+    first solve spins at 100 % CPU waiting for workers that do not exist.
+    ``Highs.resetGlobalScheduler(True)`` joins those threads, so the child
+    (and this process, on its next solve) starts a fresh scheduler."""
+    highspy = sys.modules.get("highspy")
+    reset = getattr(getattr(highspy, "Highs", None), "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)

@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ConstantColumnWarning, ParameterError
+from ..exact.highs import release_solver_threads
 from ..instance import Instance
 from .grid import Grid, Run, instance_fingerprint, load_target
 from .store import ResultStore
@@ -191,21 +192,6 @@ def _preload(run: Run, inst: Instance) -> None:
         return
     _warm_up(run.method, json.dumps(run.options, sort_keys=True, default=str), run.improve,
              run.k, inst.p)
-
-
-def release_solver_threads() -> None:
-    """Stop HiGHS's global thread scheduler in this process before a fork.
-
-    HiGHS 1.16 keeps worker threads of a process-wide task scheduler alive
-    after the first solve (the warm-up of :func:`_warm_up` starts them); a
-    forked child inherits the scheduler's state but not its threads, and its
-    first solve spins at 100 % CPU waiting for workers that do not exist.
-    ``Highs.resetGlobalScheduler(True)`` joins those threads, so the child
-    (and this process, on its next solve) starts a fresh scheduler."""
-    highspy = sys.modules.get("highspy")
-    reset = getattr(getattr(highspy, "Highs", None), "resetGlobalScheduler", None)
-    if reset is not None:
-        reset(True)
 
 
 def _execute_forked(run: Run, inst: Instance) -> dict:
