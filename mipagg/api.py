@@ -12,7 +12,7 @@ import numpy as np
 from . import __version__
 from .errors import ParameterError
 from .instance import Instance, from_array
-from .methods import get_method
+from .methods import get_method, user_options
 from .partition import Partition
 from .status import Status, as_status
 from .validation import check_k
@@ -175,7 +175,7 @@ def _microaggregate(data, k, method, *, improve, seed, improve_options, verbose,
     if unknown:
         raise ParameterError(
             f"method {method!r} does not take option(s) {unknown}; it takes "
-            f"{[o for o in accepted if o != 'verbose'] or 'none'}")
+            f"{user_options(accepted) or 'none'}")
     kwargs = {o: v for o, v in options.items() if v is not None}
     start = None
     if initial is not None:

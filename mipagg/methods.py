@@ -17,8 +17,8 @@ from typing import Callable
 from .errors import ParameterError
 from .plugins import ENTRY_POINT_GROUP, METHOD_NAME, PluginSpec, check_function, describe
 
-__all__ = ["MethodSpec", "METHODS", "get_method", "method_names", "register_method",
-           "unregister_method", "load_entry_points"]
+__all__ = ["MethodSpec", "METHODS", "get_method", "method_names", "user_options",
+           "register_method", "unregister_method", "load_entry_points"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,12 @@ _ROWS = [
 ]
 
 METHODS: dict[str, MethodSpec] = {r[0]: MethodSpec(*r) for r in _ROWS}
+
+
+def user_options(accepted) -> list[str]:
+    """The options of a method a user can set: ``accepted`` without ``verbose``
+    (progress lines, passed by the API and the command line themselves)."""
+    return [o for o in accepted if o != "verbose"]
 
 
 def method_names() -> list[str]:

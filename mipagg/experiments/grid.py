@@ -64,6 +64,7 @@ import numpy as np
 from ..api import checked_improve_options
 from ..errors import ConstantColumnWarning, ParameterError
 from ..instance import Instance, read_csv
+from ..methods import user_options
 
 __all__ = ["Grid", "MethodEntry", "CsvSet", "SubsetSet", "GeneratorSet", "InstanceList",
            "Run", "load_grid", "load_target", "instance_fingerprint", "GridError"]
@@ -398,7 +399,7 @@ class Grid:
         unknown = sorted(set(m.options) - set(accepted) - {"solver"})   # solver: every method
         if unknown:
             raise GridError(f"method {m.name!r} does not take option(s) {unknown}; "
-                            f"it takes {[o for o in accepted if o != 'verbose'] or 'none'}")
+                            f"it takes {user_options(accepted) or 'none'}")
         try:
             iopts = checked_improve_options(m.improve, m.improve_options) or None
         except ParameterError as exc:

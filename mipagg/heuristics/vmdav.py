@@ -87,12 +87,7 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2, *,
     nearest-to-the-group queries are answered by the index of
     :mod:`mipagg.heuristics._index` (ties: lowest row index); O(n) memory.
     ``verbose`` prints progress lines to stderr."""
-    X = as_rows(X)
-    n = X.shape[0]
-    k = check_k(k, n)
-    gamma = float(gamma)
-    if not gamma >= 0:
-        raise ParameterError(f"gamma must be a non-negative number, got {gamma!r}")
+    X, n, k, gamma = _checked(X, k, gamma)
     T, C, alive, _, st = ix.start(X)
     labels = np.full(n, -1, dtype=np.int64)
     group = np.empty(2 * k, dtype=np.int64)
@@ -102,6 +97,16 @@ def vmdav_labels(X: np.ndarray, k: int, gamma: float = 0.2, *,
     free = labels < 0
     _attach(X, labels, free)
     return labels
+
+
+def _checked(X, k, gamma):
+    """(rows, n, k, gamma) after the checks of both V-MDAV kernels."""
+    X = as_rows(X)
+    n = X.shape[0]
+    gamma = float(gamma)
+    if not gamma >= 0:
+        raise ParameterError(f"gamma must be a non-negative number, got {gamma!r}")
+    return X, n, check_k(k, n), gamma
 
 
 def _attach(X, labels, free):
@@ -119,12 +124,7 @@ def vmdav_labels_reference(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndar
     O(n²/k) distance computations for the seeds and k−1 nearest, plus O(n)
     per extension step (at most k−1 per group).
     """
-    X = as_rows(X)
-    n = X.shape[0]
-    k = check_k(k, n)
-    gamma = float(gamma)
-    if not gamma >= 0:
-        raise ParameterError(f"gamma must be a non-negative number, got {gamma!r}")
+    X, n, k, gamma = _checked(X, k, gamma)
     labels = np.full(n, -1, dtype=np.int64)
     free = np.ones(n, dtype=bool)
     g = 0

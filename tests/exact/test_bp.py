@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _strategies import tiny_instances
 from _bruteforce import optimal_partition
 from hypothesis import given, settings, strategies as st
 
@@ -17,16 +18,6 @@ from mipagg.subsets import subset
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
 NODE_CLOSING = dict(cuts=False, close_gap=False, mip_time=0)    # the tree + node gap closing
 
-
-@st.composite
-def tiny(draw):
-    n = draw(st.integers(4, 12))
-    k = draw(st.integers(2, max(2, min(4, n // 2))))
-    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
-    X = rng.integers(0, 4, size=(n, draw(st.integers(1, 3)))).astype(float)
-    if draw(st.booleans()):
-        X[-1] = X[0]                                   # a duplicate record
-    return X, k
 
 
 def _check(r, X, k, opt):
@@ -47,7 +38,7 @@ MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
 
 
 @settings(max_examples=40, deadline=None)
-@given(tiny(), st.sampled_from(sorted(MODES)))
+@given(tiny_instances(), st.sampled_from(sorted(MODES)))
 def test_bp_equals_brute_force(inst, mode):
     X, k = inst
     opt, _ = optimal_partition(X, k)

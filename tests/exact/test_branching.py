@@ -21,6 +21,7 @@ from mipagg.exact.branching import MostFractional, StrongBranching, make_branchi
 from mipagg.exact.master import MasterProblem, squared_distances
 from mipagg.exact.treestats import finished_weight, gap_closed, tree_estimate
 
+from _strategies import tiny_instances
 from _bruteforce import optimal_partition
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
@@ -28,19 +29,10 @@ TREE_ONLY_BUT_MIP = dict(cuts=False, close_gap=False, node_close_max_columns=0)
 COMPANIES = Path(__file__).resolve().parents[2] / "instances" / "companies.csv"
 
 
-@st.composite
-def tiny(draw):
-    n = draw(st.integers(5, 12))
-    k = draw(st.integers(2, max(2, min(4, n // 2))))
-    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
-    X = rng.integers(0, 4, size=(n, draw(st.integers(1, 3)))).astype(float)
-    if draw(st.booleans()):
-        X[-1] = X[0]
-    return X, k
-
 
 @settings(max_examples=30, deadline=None)
-@given(tiny(), st.sampled_from(["strong", "strong:2", "fractional"]), st.booleans())
+@given(tiny_instances(min_n=5), st.sampled_from(["strong", "strong:2", "fractional"]),
+       st.booleans())
 def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     X, k = inst
     opt, _ = optimal_partition(X, k)
@@ -54,7 +46,7 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
 
 
 @settings(max_examples=25, deadline=None)
-@given(tiny())
+@given(tiny_instances(min_n=5))
 def test_node_cuts_keep_the_brute_force_optimum(inst):
     X, k = inst
     opt, _ = optimal_partition(X, k)
@@ -65,7 +57,7 @@ def test_node_cuts_keep_the_brute_force_optimum(inst):
 
 
 @settings(max_examples=15, deadline=None)
-@given(tiny())
+@given(tiny_instances(min_n=5))
 def test_tree_mip_keeps_the_brute_force_optimum(inst):
     X, k = inst
     opt, _ = optimal_partition(X, k)

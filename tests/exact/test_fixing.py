@@ -17,6 +17,7 @@ from mipagg.exact.fixing import PairFixing, candidate_pairs, columns_with_pairs,
 from mipagg.exact.master import squared_distances
 from mipagg.partition import group_sse
 
+from _strategies import tiny_instances
 from _bruteforce import optimal_partition
 
 
@@ -48,19 +49,9 @@ def _best_together(X, k):
     return opt, best
 
 
-@st.composite
-def tiny(draw, max_n=9):
-    n = draw(st.integers(4, max_n))
-    k = draw(st.integers(2, max(2, min(3, n // 2))))
-    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
-    X = rng.integers(0, 4, size=(n, draw(st.integers(1, 3)))).astype(float)
-    if draw(st.booleans()):
-        X[-1] = X[0]                                   # a duplicate record
-    return X, k
-
 
 @settings(max_examples=60, deadline=None)
-@given(tiny(), st.integers(0, 10_000))
+@given(tiny_instances(max_n=9, max_k=3), st.integers(0, 10_000))
 def test_pair_bound_below_every_cluster(inst, seed):
     X, k = inst
     n = X.shape[0]
@@ -94,7 +85,7 @@ def test_candidate_pairs_and_column_mask():
 
 
 @settings(max_examples=30, deadline=None)
-@given(tiny(), st.sampled_from(["default", "tree"]))
+@given(tiny_instances(max_n=9, max_k=3), st.sampled_from(["default", "tree"]))
 def test_bp_fixing_keeps_optimum_and_fixes_no_optimal_pair(inst, mode):
     X, k = inst
     opt, together = _best_together(X, k)
