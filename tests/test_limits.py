@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mipagg.api import microaggregate
-from mipagg.deadline import Deadline
+from mipagg.deadline import Deadline, chunk_steps
 from mipagg.errors import MipaggError
 from mipagg.generators import simu
 from mipagg.improve import local_search, random_cluster_shuffling
@@ -21,7 +21,13 @@ from mipagg.memory import available_bytes, check_memory, estimate_bytes, max_rec
 from mipagg.methods import METHODS
 from mipagg.partition import Partition
 from mipagg.portfolio import portfolio
-from mipagg.tsp import improve_tour, nearest_neighbor_tour, tour_length
+from mipagg.tsp import (
+    improve_tour,
+    insertion_tour,
+    nearest_neighbor_tour,
+    repetitive_nn_tour,
+    tour_length,
+)
 from mipagg.tsp_micro import mdav_lk_mhm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,6 +70,29 @@ def test_tour_limits_keep_a_valid_tour():
     t = improve_tour(X, nn, time_limit=d)
     assert d.hit and sorted(t.tolist()) == list(range(3000))
     assert tour_length(X, t) <= tour_length(X, nn) + 1e-9
+
+
+@pytest.mark.parametrize("rule", ["nearest", "farthest", "cheapest", "arbitrary"])
+def test_insertion_tours_stop_at_the_deadline(rule):
+    X = simu(3000, 3, seed=5).X
+    d = Deadline(0.0)
+    cut = insertion_tour(X, rule, start=7, seed=1, time_limit=d)
+    assert d.hit and sorted(cut.tolist()) == list(range(3000)) and cut[0] == 7
+    assert cut.tolist() != insertion_tour(X, rule, start=7, seed=1).tolist()
+    assert np.all(np.diff(cut[-20:]) > 0)           # records not inserted: index order
+
+
+def test_repetitive_nn_stops_at_the_deadline():
+    X = simu(400, 3, seed=6).X
+    d = Deadline(0.0)
+    cut = repetitive_nn_tour(X, time_limit=d)
+    assert d.hit and sorted(cut.tolist()) == list(range(400))
+    # the best over the first chunk of starts: never shorter than over all starts
+    assert tour_length(X, cut) >= tour_length(X, repetitive_nn_tour(X)) - 1e-9
+    tried = chunk_steps(400.0 * 400)                  # the first chunk of starts
+    assert tried < 400
+    assert min(tour_length(X, nearest_neighbor_tour(X, start=s)) for s in range(tried)) == \
+        pytest.approx(tour_length(X, cut), rel=1e-12)
 
 
 def test_local_search_and_rcs_stop_at_the_deadline():

@@ -76,6 +76,7 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 # finishes, and node gap closing in the tree proves those instances sooner
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
+MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
 
 _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "root_lp_bound",
             "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
@@ -183,7 +184,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
-                     dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
+                     mip_nodes=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
                      branching="fractional", node_cut_rounds=0, tree_mip=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
@@ -210,10 +211,15 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
         at most this many clusters per node (0 switches it off).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
-        default 15 % of ``time_limit``, at most 600 s, 120 s without a limit;
+        default 15 % of ``time_limit``, at most 600 s; without a limit the
+        dive runs until its master is integral or stuck, reading no clock;
         0 switches it off).
-    mip_time : seconds for the integer master over the root's column pool
-        (default: 10 % of ``time_limit``, at most 60 s; 60 s without limit).
+    mip_time, mip_nodes : budgets of the integer master over the column
+        pool (:meth:`BranchAndPrice.pool_mip`) in seconds and in HiGHS
+        branch-and-bound nodes.  Defaults: with a ``time_limit``, 10 % of it
+        and at most 60 s, no node budget; without one, ``MIP_NODES`` nodes
+        and no clock, so that two runs with the same input take the same
+        path on any machine.  0 (either) switches it off.
     max_columns, threads, lp_algorithm, stabilization, alpha : as in
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way).
@@ -252,7 +258,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         cuts_per_round=cuts_per_round, min_violation=min_violation, tail_off=tail_off,
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
         close_gap_time=close_gap_time, node_close_max_columns=node_close_max_columns,
-        mip_time=mip_time, dive_time=dive_time, max_columns=max_columns, threads=threads,
+        mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
@@ -276,10 +282,15 @@ class BranchAndPrice(ColumnGeneration):
         super().__init__(X, k, settings, initial=initial, verbose=verbose)
         st, limit = settings, settings.time_limit
         self.stop.node_limit = st.node_limit
+        # the inner budgets read the clock only where a time limit is given
+        # (or asked for): otherwise they count work, for reproducible runs
+        clock = limit is not None
         self.mip_time = st.mip_time if st.mip_time is not None else \
-            (60.0 if limit is None else min(60.0, 0.1 * float(limit)))
+            (min(60.0, 0.1 * float(limit)) if clock else None)
+        self.mip_nodes = st.mip_nodes if st.mip_nodes is not None else \
+            (None if clock else MIP_NODES)
         self.dive_time = st.dive_time if st.dive_time is not None else \
-            (120.0 if limit is None else min(600.0, 0.15 * float(limit)))
+            (min(600.0, 0.15 * float(limit)) if clock else None)
         self.close_gap_time = st.close_gap_time
         if self.close_gap_time is None and limit is not None:
             self.close_gap_time = min(ROOT_CLOSE_SECONDS, 0.25 * float(limit))
@@ -427,12 +438,12 @@ class BranchAndPrice(ColumnGeneration):
         self.seconds["fixing"] += time.perf_counter() - t0
 
     def dive_phase(self) -> None:
-        """The diving heuristic (:func:`dive`) within ``dive_time``."""
+        """The diving heuristic (:func:`dive`) within ``dive_time`` (None: no clock)."""
         t0 = time.perf_counter()
-        if self.dive_time and not self.closed(self.root_bound) and \
+        if self.dive_time != 0 and not self.closed(self.root_bound) and \
                 self.root.solution is not None:
-            end = t0 + self.dive_time if self.stop.deadline is None \
-                else min(self.stop.deadline, t0 + self.dive_time)
+            end = _earliest(None if self.dive_time is None else t0 + self.dive_time,
+                            self.stop.deadline)
             self.dive_steps = dive(self.master, self.ctx, self.loop, self.rounder, self.X, end)
         self.seconds["dive"] = time.perf_counter() - t0
 
@@ -478,15 +489,22 @@ class BranchAndPrice(ColumnGeneration):
             if rounder.best_sse >= before or self.closed(self.root_bound):
                 break
 
-    def pool_mip(self) -> None:
+    @property
+    def mip_on(self) -> bool:
+        """Whether the pool MIP runs at all (``mip_time``/``mip_nodes`` not 0)."""
+        return self.mip_time != 0 and self.mip_nodes != 0
+
+    def pool_mip(self, share: float = 1.0, least: float = 0.5) -> None:
         """Price-and-branch: the integer master over the column pool
-        (:func:`_pool_mip`) within ``mip_time``."""
+        (:func:`_pool_mip`) within ``mip_time`` and ``mip_nodes``, and at
+        most ``share`` of the time left; skipped when under ``least`` seconds
+        would be left for it."""
         t0 = time.perf_counter()
         self.pool_mip_done = True
         left = self.stop.left()
-        budget = self.mip_time if left is None else min(self.mip_time, left)
-        if budget > 0.5:
-            _pool_mip(self.master, self.rounder, self.X, self.k, budget)
+        seconds = _earliest(self.mip_time, None if left is None else share * left)
+        if seconds is None or seconds > least:
+            _pool_mip(self.master, self.rounder, self.X, self.k, seconds, self.mip_nodes)
         self.seconds["mip"] += time.perf_counter() - t0
 
     def explore_tree(self) -> None:
@@ -569,15 +587,10 @@ class BranchAndPrice(ColumnGeneration):
         grown by that factor since the last one, within ``mip_time`` and half
         the time left."""
         factor, pool = self.settings.tree_mip, len(self.master.columns)
-        if not factor or self.mip_time <= 0 or pool < factor * self.pool_at_mip:
+        if not factor or not self.mip_on or pool < factor * self.pool_at_mip:
             return
         self.pool_at_mip = pool
-        left = self.stop.left()
-        budget = self.mip_time if left is None else min(self.mip_time, 0.5 * left)
-        if budget > 1.0:
-            t0 = time.perf_counter()
-            _pool_mip(self.master, self.rounder, self.X, self.k, budget)
-            self.seconds["mip"] += time.perf_counter() - t0
+        self.pool_mip(share=0.5, least=1.0)
 
     def node_cut_rounds(self, cons, res, bound: float, node: Node):
         """Cut rounds at a tree node (:func:`~mipagg.exact.nodecuts.node_cut_rounds`),
@@ -704,7 +717,7 @@ class BranchAndPrice(ColumnGeneration):
         self.fix_pairs()
         self.dive_phase()
         self.close_root_gap()
-        if not self.closed(self.root_bound) and self.mip_time > 0 and not self.pool_mip_done:
+        if not self.closed(self.root_bound) and self.mip_on and not self.pool_mip_done:
             self.pool_mip()
         self.explore_tree()
         return self.result()
@@ -719,7 +732,7 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
     them, re-run column generation (fixed records get a prohibitive dual, so
     no new cluster holds one; no bound is computed), until the master is
     integral, uses an artificial column (records stranded), or ``end``
-    passes; then the groups at 1, completed by sending every uncovered record
+    passes (None: no clock); then the groups at 1, completed by sending every uncovered record
     to the nearest group, are offered to ``rounder``.  The master is restored
     (bounds only; the columns found stay in the pool).  Returns the number of
     fixing steps."""
@@ -738,7 +751,7 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
         return ok
 
     try:
-        while time.perf_counter() < end:
+        while end is None or time.perf_counter() < end:
             res = solve_node(master, ctx, ctx.none, st, stop=StopCriterion(deadline=end),
                              fixed_rows=fixed_rows if fixed else None,
                              on_solution=lambda sol: rounder(master, sol),
@@ -803,6 +816,11 @@ def _complete(groups, X) -> Partition:
     return Partition(labels, X)
 
 
+def _earliest(a: float | None, b: float | None) -> float | None:
+    """The smaller of two limits, None standing for no limit."""
+    return b if a is None else a if b is None else min(a, b)
+
+
 def _cut_constraints(master, n, cut_duals, together=(), apart=()):
     """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
     a node's branching pairs)."""
@@ -858,9 +876,10 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     return outcome, min(bound, rounder.best_sse)
 
 
-def _pool_mip(master, rounder, X, k, budget):
+def _pool_mip(master, rounder, X, k, seconds, nodes):
     """Price-and-branch: the integer master over every pooled column and the
-    incumbent's groups (HiGHS MIP, ``budget`` seconds); offers the result."""
+    incumbent's groups (HiGHS MIP within ``seconds`` and ``nodes``, None: no
+    such limit); offers the result."""
     best = rounder.best
     columns = list(master.columns)
     weights = list(master.weights)
@@ -873,8 +892,8 @@ def _pool_mip(master, rounder, X, k, budget):
             columns.append(np.asarray(key))
             weights.append(cluster_weight(master.D, key))
         start.append(index[key])
-    status, _, chosen = set_partitioning_mip(master.n, columns, weights, time_limit=budget,
-                                             start=start)
+    status, _, chosen = set_partitioning_mip(master.n, columns, weights, time_limit=seconds,
+                                             node_limit=nodes, start=start)
     if chosen is not None:
         p = Partition.from_groups([columns[j] for j in chosen], X)
         if p.is_feasible(k):

@@ -327,10 +327,12 @@ class MasterProblem:
 
 
 def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None = None,
-                         start=None, info: dict | None = None):
+                         node_limit: int | None = None, start=None, info: dict | None = None):
     """Integer version of model (9) of seed 001 over the given columns, solved by
     the HiGHS MIP solver.  Returns ``(status, value, chosen)`` with status
-    "optimal", "infeasible", "time_limit" or another HiGHS status string,
+    "optimal", "infeasible", "time_limit", "node_limit" (after ``node_limit``
+    branch-and-bound nodes: a budget that counts work, so the same input
+    gives the same answer on any machine) or another HiGHS status string,
     ``value`` the best objective found (or ``None``) and ``chosen`` the
     indices of the selected columns (or ``None``).  ``start``: indices of
     columns forming a known partition, given to HiGHS as incumbent.  If a
@@ -356,7 +358,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
 
     if current_solver() != "highs":      # another MIP solver via Pyomo (--solver)
         return pyomo_set_partitioning_mip(n, columns, weights, time_limit=time_limit,
-                                          start=start, info=info)
+                                          node_limit=node_limit, start=start, info=info)
     import highspy
 
     h = new_highs(mip_rel_gap=0.0, mip_abs_gap=0.0, presolve="off")
@@ -364,6 +366,8 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         for heuristic in ("rins", "rens", "root_reduced_cost"):
             h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
         h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     m = _add_set_partitioning(h, highspy, n, columns, weights)
     if start is not None:
         x0 = np.zeros(m)
@@ -377,7 +381,9 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         info["dual_bound"] = float(h.getInfo().mip_dual_bound)
     name = {highspy.HighsModelStatus.kOptimal: "optimal",
             highspy.HighsModelStatus.kInfeasible: "infeasible",
-            highspy.HighsModelStatus.kTimeLimit: "time_limit"}.get(status, h.modelStatusToString(status))
+            highspy.HighsModelStatus.kTimeLimit: "time_limit",
+            highspy.HighsModelStatus.kSolutionLimit: "node_limit",     # mip_max_nodes
+            }.get(status, h.modelStatusToString(status))
     sol = h.getSolution()
     if name == "infeasible" or not sol.value_valid:
         return name, None, None

@@ -48,6 +48,9 @@ ROUNDINGS = ("adaptive", "every")
 LP_ALGORITHM_CHOICES = ("auto", "primal", "dual", "ipm")
 
 
+SWEEP_SHARE = 0.25
+
+
 @dataclass
 class LoopSettings:
     """Resolved options of the column-generation loop of one node
@@ -61,7 +64,9 @@ class LoopSettings:
     auto_alpha: bool = False
     max_columns: int = 10
     gap_tol: float = 1e-6
-    sweep_share: float | None = 0.25   # share of the node's time for bound-completing sweeps
+    # share of the node's time for bound-completing sweeps; None (the default
+    # without a time limit): every sweep completes, so no clock steers the run
+    sweep_share: float | None = SWEEP_SHARE
 
 
 class _Loadable:
@@ -158,7 +163,8 @@ def _resolve_loop(s, n, k, *, pricing, lagrangian, exact_rule, limited) -> LoopS
                         stabilization=stabilization, alpha=0.5 if auto_alpha else float(alpha),
                         auto_alpha=auto_alpha,
                         max_columns=int(auto_max_columns(s.max_columns, n, k)),
-                        gap_tol=s.gap_tol)
+                        gap_tol=s.gap_tol,
+                        sweep_share=None if s.time_limit is None else SWEEP_SHARE)
 
 
 def auto_max_columns(max_columns, n, k):
@@ -249,6 +255,7 @@ class BPSettings(_Loadable):
     close_gap_time: float | None = None
     node_close_max_columns: int = 50_000
     mip_time: float | None = None
+    mip_nodes: int | None = None
     dive_time: float | None = None
     max_columns: int | str = "auto"
     threads: int | None = None
@@ -280,6 +287,9 @@ class BPSettings(_Loadable):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
         for name in ("close_gap_time", "mip_time", "dive_time"):
             _seconds(name, getattr(self, name), zero=True)
+        mn = self.mip_nodes
+        if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):
+            raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
         if self.fixing not in (True, False):

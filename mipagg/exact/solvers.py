@@ -42,6 +42,8 @@ KNOWN_SOLVERS = ("highs", "cbc", "glpk", "scip", "gurobi", "cplex")
 _FACTORY = {"gurobi": "gurobi", "cplex": "cplex", "cbc": "cbc", "glpk": "glpk", "scip": "scip"}
 _TIME_OPTION = {"cbc": "seconds", "glpk": "tmlim", "scip": "limits/time",
                 "gurobi": "TimeLimit", "cplex": "timelimit"}
+_NODE_OPTION = {"cbc": "maxNodes", "scip": "limits/nodes", "gurobi": "NodeLimit",
+                "cplex": "mip_limits_nodes"}        # glpk has none: it runs to the end
 _GAP_OPTION = {"cbc": ("ratioGap", 0.0), "scip": ("limits/gap", 0.0),
                "gurobi": ("MIPGap", 0.0), "cplex": ("mipgap", 0.0), "glpk": ("mipgap", 0.0)}
 
@@ -107,8 +109,10 @@ def use_solver(name):
         _current = previous
 
 
-def _options(name: str, time_limit) -> dict:
-    opts = {}
+def _options(name: str, time_limit, node_limit=None) -> dict:
+    opts: dict = {}
+    if node_limit is not None and name in _NODE_OPTION:
+        opts[_NODE_OPTION[name]] = max(int(node_limit), 1)
     if name in _GAP_OPTION:
         key, value = _GAP_OPTION[name]
         opts[key] = value
@@ -120,7 +124,7 @@ def _options(name: str, time_limit) -> dict:
     return opts
 
 
-def _solve(model, name: str, time_limit, warmstart: bool = False):
+def _solve(model, name: str, time_limit, warmstart: bool = False, node_limit=None):
     """Solve ``model`` on ``name``: (status, has_solution, proven bound, seconds)."""
     import subprocess
 
@@ -139,7 +143,8 @@ def _solve(model, name: str, time_limit, warmstart: bool = False):
     t0 = time.perf_counter()
     depth = len(getattr(TempfileManager, "_context_stack", ()))
     try:
-        res = opt.solve(model, load_solutions=False, options=_options(name, time_limit), **kw)
+        res = opt.solve(model, load_solutions=False,
+                        options=_options(name, time_limit, node_limit), **kw)
     except subprocess.TimeoutExpired:
         while len(getattr(TempfileManager, "_context_stack", ())) > depth:
             TempfileManager.pop(remove=True)       # Pyomo leaves its files on this path
@@ -147,7 +152,7 @@ def _solve(model, name: str, time_limit, warmstart: bool = False):
     seconds = time.perf_counter() - t0
     term = res.solver.termination_condition
     status = {TC.optimal: "optimal", TC.infeasible: "infeasible",
-              TC.maxTimeLimit: "time_limit"}.get(term, str(term))
+              TC.maxTimeLimit: "time_limit", TC.maxEvaluations: "node_limit"}.get(term, str(term))
     has_solution = len(res.solution) > 0 and status != "infeasible"
     if has_solution:      # (a time-limited solve is "aborted" for Pyomo: no warning)
         import logging
@@ -168,8 +173,9 @@ def _solve(model, name: str, time_limit, warmstart: bool = False):
     return status, has_solution, bound, seconds
 
 
-def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, start=None,
-                               info: dict | None = None, solver: str | None = None):
+def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, node_limit=None,
+                               start=None, info: dict | None = None,
+                               solver: str | None = None):
     """:func:`~mipagg.exact.master.set_partitioning_mip` on ``solver`` through
     Pyomo: min Σ w_j x_j, Σ_{j ∋ i} x_j = 1 for every record i, x binary.
     Same return value ``(status, value, chosen)``; ``start`` (column indices
@@ -195,7 +201,8 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, sta
         for j in range(m):
             M.x[j].value = 1.0 if j in chosen0 else 0.0
     status, has_solution, bound, seconds = _solve(M, name, time_limit,
-                                                  warmstart=start is not None)
+                                                  warmstart=start is not None,
+                                                  node_limit=node_limit)
     if info is not None:
         info["seconds"] = seconds
         info["dual_bound"] = bound if bound is not None else -np.inf

@@ -90,9 +90,10 @@ def _rnn_chunk(D, S, visited, lo, hi, best):
                 best[1] = start
 
 
-def _rnn_kernel(D, S) -> int:
+def _rnn_kernel(D, S, deadline=None) -> int:
     """Start of the best nearest-neighbour tour over all starts, in compiled
-    chunks of starts (Ctrl-C is honoured between them)."""
+    chunks of starts (Ctrl-C is honoured between them); under a ``deadline``
+    that expires, the best over the starts tried (at least one chunk)."""
     from ..deadline import chunk_steps
 
     n = D.shape[0]
@@ -101,6 +102,8 @@ def _rnn_kernel(D, S) -> int:
     steps = chunk_steps(float(n) * n)
     for lo in range(0, n, steps):
         _rnn_chunk(D, S, visited, lo, min(n, lo + steps), best)
+        if lo + steps < n and deadline is not None and deadline.expired():
+            break
     return int(best[1])
 
 
@@ -174,12 +177,14 @@ def nearest_neighbor_tour(X, *, seed=None, start=None, time_limit=None) -> np.nd
     return _nn_points(A, int(start), Deadline.of(time_limit))
 
 
-def repetitive_nn_tour(X) -> np.ndarray:
+def repetitive_nn_tour(X, *, time_limit=None) -> np.ndarray:
     """Repetitive nearest neighbour (seed 002 §5.2; seed 003 §2.2.3): the shortest
     of the n nearest-neighbour tours, one from every start.
 
     Deterministic (ties → lowest start index).  O(n² log n) to sort the
     neighbour lists, then n scans that stop early once they cannot win.
+    ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`): when
+    it expires, the shortest tour over the starts tried so far.
 
     >>> repetitive_nn_tour([[0.0], [5.0], [1.0], [2.0]]).tolist()
     [0, 2, 3, 1]
@@ -187,7 +192,9 @@ def repetitive_nn_tour(X) -> np.ndarray:
     A = as_points(X)
     D = distance_matrix(A)
     S = np.argsort(D, axis=1, kind="stable").astype(np.int64)
-    return nn_kernel(D, _rnn_kernel(D, S))
+    from ..deadline import Deadline
+
+    return nn_kernel(D, _rnn_kernel(D, S, Deadline.of(time_limit)))
 
 
 # --------------------------------------------------------------------------
@@ -250,9 +257,17 @@ def _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps)
     return end
 
 
-def _select_insert_kernel(D, start, rule, order):
+def _partial_tour(nxt, start, in_tour) -> np.ndarray:
+    """The tour built so far, then the records outside it in index order
+    (what an insertion heuristic returns when its deadline expires)."""
+    inserted = int(in_tour.sum())
+    return np.concatenate([_walk(nxt, start)[:inserted],
+                           np.flatnonzero(~in_tour)]).astype(np.int64)
+
+
+def _select_insert_kernel(D, start, rule, order, deadline=None):
     """Nearest / farthest / arbitrary insertion in compiled chunks of steps
-    (Ctrl-C is honoured between them)."""
+    (Ctrl-C is honoured between them; :func:`_partial_tour` on a deadline)."""
     from ..deadline import chunk_steps
 
     n = D.shape[0]
@@ -264,6 +279,8 @@ def _select_insert_kernel(D, start, rule, order):
     step, steps = 1, chunk_steps(3.0 * n)
     while step < n:
         step = _select_insert_chunk(D, start, rule, order, nxt, in_tour, mind, step, steps)
+        if step < n and deadline is not None and deadline.expired():
+            return _partial_tour(nxt, start, in_tour)
     return _walk(nxt, start)
 
 
@@ -303,9 +320,9 @@ def _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, step
     return end
 
 
-def _cheapest_insert_kernel(D, start):
+def _cheapest_insert_kernel(D, start, deadline=None):
     """Cheapest insertion in compiled chunks of steps (Ctrl-C is honoured
-    between them)."""
+    between them; :func:`_partial_tour` on a deadline)."""
     from ..deadline import chunk_steps
 
     n = D.shape[0]
@@ -318,10 +335,12 @@ def _cheapest_insert_kernel(D, start):
     step, steps = 1, chunk_steps(8.0 * n)
     while step < n:
         step = _cheapest_insert_chunk(D, start, nxt, in_tour, best_a, best_cost, step, steps)
+        if step < n and deadline is not None and deadline.expired():
+            return _partial_tour(nxt, start, in_tour)
     return _walk(nxt, start)
 
 
-def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
+def insertion_tour(X, rule="nearest", *, seed=None, start=None, time_limit=None) -> np.ndarray:
     """Insertion heuristics of Rosenkrantz, Stearns & Lewis (1977) as compared
     in seed 002 §5.2 (Table 1) and seed 003 §2.2.3 ("Insertion Algorithms").
 
@@ -330,7 +349,9 @@ def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
     ``rule`` picks the record: ``"nearest"`` (closest to the tour),
     ``"farthest"`` (farthest from the tour), ``"cheapest"`` (least insertion
     cost over all records and edges), ``"arbitrary"`` (random order from
-    ``seed``).  O(n²) time (cheapest: O(n²) expected).
+    ``seed``).  O(n²) time (cheapest: O(n²) expected).  ``time_limit``
+    (seconds or a :class:`~mipagg.deadline.Deadline`): when it expires, the
+    records not yet inserted follow the partial tour in index order.
 
     >>> insertion_tour([[0.0], [5.0], [1.0], [2.0]], "farthest", start=0).tolist()
     [0, 2, 3, 1]
@@ -346,12 +367,15 @@ def insertion_tour(X, rule="nearest", *, seed=None, start=None) -> np.ndarray:
         raise ParameterError(f"start must be in range({n}), got {start}")
     start = int(start)
     D = distance_matrix(A)
+    from ..deadline import Deadline
+
+    deadline = Deadline.of(time_limit)
     if rule == "cheapest":
-        return _cheapest_insert_kernel(D, start)
+        return _cheapest_insert_kernel(D, start, deadline)
     others = np.delete(np.arange(n, dtype=np.int64), start)
     order = rng.permutation(others) if rule == "arbitrary" else others
     code = {"nearest": 0, "farthest": 1, "arbitrary": 2}[rule]
-    return _select_insert_kernel(D, start, code, order)
+    return _select_insert_kernel(D, start, code, order, deadline)
 
 
 def tours_from_every_start(X, method="nn", *, seed=None) -> np.ndarray:

@@ -33,10 +33,10 @@ def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
     ``time_limit`` (seconds or a :class:`~mipagg.deadline.Deadline`) reaches
     every method that can run long: the local searches and LK stop with the
     tour as it stands, LKH gets it as its TIME_LIMIT, the nearest-neighbour
-    construction appends the unvisited records; for ``"exact"``, when it
-    stops the search before the proof, the best tour found is returned with a
-    :class:`UserWarning`.  The insertion heuristics and ``rnn`` (compiled
-    chunks, so Ctrl-C is honoured) do not check it.
+    construction and the insertion heuristics append the records not yet in
+    the tour, ``rnn`` keeps the best of the starts tried; for ``"exact"``,
+    when it stops the search before the proof, the best tour found is
+    returned with a :class:`UserWarning`.
     """
     from ..deadline import Deadline
 
@@ -47,9 +47,9 @@ def tour(X, method="nn", *, seed=None, time_limit=None) -> np.ndarray:
     if method == "nn":
         return nearest_neighbor_tour(A, seed=seed, time_limit=deadline)
     if method == "rnn":
-        return repetitive_nn_tour(A)
+        return repetitive_nn_tour(A, time_limit=deadline)
     if method in ("nearest", "farthest", "cheapest", "arbitrary"):
-        return insertion_tour(A, method, seed=seed)
+        return insertion_tour(A, method, seed=seed, time_limit=deadline)
     if method in ("2opt", "oropt"):
         moves = ("2opt",) if method == "2opt" else ("2opt", "oropt")
         return improve_tour(A, nearest_neighbor_tour(A, seed=seed, time_limit=deadline),

@@ -77,6 +77,30 @@ def test_cbc_integer_master_equals_highs(case):
         assert sorted(covered.tolist()) == list(range(n))
 
 
+def _needs_branching():
+    """A set-partitioning MIP that HiGHS does not solve at its root node."""
+    rng = np.random.default_rng(28)
+    n = 24
+    cols = [np.sort(rng.choice(n, size=rng.integers(2, 5), replace=False)) for _ in range(300)]
+    cols += [np.array([i]) for i in range(n)]
+    return n, cols, [len(c) + 2 * rng.random() if len(c) > 1 else 10.0 for c in cols]
+
+
+@pytest.mark.parametrize("solver", ["highs", pytest.param("cbc", marks=needs_cbc)])
+def test_node_limit_counts_nodes(solver):
+    """A node budget (bp's pool MIP without a time limit) stops the MIP with
+    status "node_limit" and a feasible partition no better than the optimum."""
+    n, cols, w = _needs_branching()
+    ref = set_partitioning_mip(n, cols, w)
+    with solvers.use_solver(solver):
+        cut = set_partitioning_mip(n, cols, w, node_limit=1)
+        full = set_partitioning_mip(n, cols, w, node_limit=10_000)
+    assert ref[0] == "optimal" and cut[0] == "node_limit"
+    assert cut[1] >= ref[1] - 1e-7
+    assert sorted(np.concatenate([cols[j] for j in cut[2]]).tolist()) == list(range(n))
+    assert full[0] == "optimal" and full[1] == pytest.approx(ref[1], abs=1e-7)
+
+
 @needs_cbc
 def test_cbc_takes_a_warm_start():
     X = np.random.default_rng(8).normal(size=(8, 2))
