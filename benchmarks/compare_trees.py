@@ -7,7 +7,9 @@ Runs the command (a script path relative to each tree, then its arguments)
 with ``PYTHONPATH`` set to the old tree and to the new tree, interleaved
 (old, new, new, old, ...), after one discarded warm-up run per tree (numba
 caches), and prints the wall seconds of every run, the medians and the ratio
-new/old of the medians, with the load average before and after.  Used for
+new/old of the medians, with the load average before and after; also the CPU
+seconds (user + system) of every run, which other processes on the machine
+disturb far less than wall time.  Used for
 the "no slower" check of refactors (docs/bench/refactor_exact.md).
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -22,13 +25,19 @@ import time
 from pathlib import Path
 
 
-def _run(tree: Path, command: list[str]) -> float:
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(tree: Path, command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``command`` on ``tree``."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     script = str(tree / command[0])
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     subprocess.run([sys.executable, script, *command[1:]], env=env, cwd="/tmp", check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _cpu() - c0
 
 
 def main(argv=None) -> int:
@@ -44,14 +53,19 @@ def main(argv=None) -> int:
     for name, tree in trees.items():
         _run(tree, command)           # warm-up (numba caches), discarded
     times: dict = {"old": [], "new": []}
+    cpu: dict = {"old": [], "new": []}
     for r in range(args.repeats):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
         for name in order:
-            times[name].append(_run(trees[name], command))
-            print(f"  repeat {r} {name}: {times[name][-1]:.2f} s", flush=True)
-    med = {name: statistics.median(v) for name, v in times.items()}
-    print(f"median old {med['old']:.2f} s, new {med['new']:.2f} s, "
-          f"ratio new/old {med['new'] / med['old']:.3f}; load after: {os.getloadavg()}")
+            wall, used = _run(trees[name], command)
+            times[name].append(wall)
+            cpu[name].append(used)
+            print(f"  repeat {r} {name}: {wall:.2f} s wall, {used:.2f} s CPU", flush=True)
+    for label, runs in (("wall", times), ("CPU", cpu)):
+        med = {name: statistics.median(v) for name, v in runs.items()}
+        print(f"{label}: median old {med['old']:.2f} s, new {med['new']:.2f} s, "
+              f"ratio new/old {med['new'] / med['old']:.3f}")
+    print(f"load after: {os.getloadavg()}")
     return 0
 
 
