@@ -98,6 +98,9 @@ class ResultStore:
             self.con.execute("PRAGMA journal_mode=WAL")
         cols = ", ".join(f"{c} {t}" for c, t in RUN_COLUMNS)
         with self.con:
+            # one transaction, so that a reader never sees some of the tables
+            # (sqlite3 would commit each CREATE TABLE on its own)
+            self.con.execute("BEGIN IMMEDIATE")     # the write lock at once
             self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
             self.con.execute(
                 "CREATE TABLE IF NOT EXISTS instances (name TEXT, fingerprint TEXT, "
