@@ -2,9 +2,13 @@
 on one Census subset, in one process (for old/new comparisons of refactors:
 run it with ``PYTHONPATH`` set to each source tree, alternating).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_exact_overhead.py
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_exact_overhead.py [--repeats N] [--no-fixing]
 
-Prints: bp-tree seconds, nodes, iterations, cg seconds, cg iterations.
+Prints per repeat: bp-tree seconds, nodes, iterations, cg seconds, cg
+iterations, then the bp-tree CPU seconds (``time.process_time``, one thread:
+the work, whatever else runs on the machine).  ``--no-fixing`` passes
+``fixing=False`` (reduced-cost pair fixing, issue 22, changes the tree's path;
+trees older than it have no such option).
 ``census-n50-norm-0`` at k = 3 needs 341 nodes with the tree alone
 (``cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
 dive_time=0``, one thread), so the Python work per node is paid 341 times;
@@ -13,6 +17,7 @@ dive_time=0``, one thread), so the Python work per node is paid 341 times;
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -29,15 +34,22 @@ TREE = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_c
             dive_time=0)
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--no-fixing", action="store_true")
+    args = ap.parse_args(argv)
+    tree = dict(TREE, fixing=False) if args.no_fixing else TREE
     s = subset(read_csv(DATA / "census.csv"), 50, "norm", 0)
-    branch_and_price(s.X, 3, node_limit=5, **TREE)      # warm-up (numba caches)
-    t0 = time.perf_counter()
-    r = branch_and_price(s.X, 3, **TREE)
-    t1 = time.perf_counter()
-    c = column_generation(s.X, 3, threads=1, close_gap=False, rounding="every")
-    t2 = time.perf_counter()
-    print(f"{t1 - t0:.3f} {r.nodes} {r.iterations} {t2 - t1:.3f} {c.iterations}")
+    branch_and_price(s.X, 3, node_limit=5, **tree)      # warm-up (numba caches)
+    for _ in range(args.repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        r = branch_and_price(s.X, 3, **tree)
+        t1, c1 = time.perf_counter(), time.process_time()
+        c = column_generation(s.X, 3, threads=1, close_gap=False, rounding="every")
+        t2 = time.perf_counter()
+        print(f"{t1 - t0:.3f} {r.nodes} {r.iterations} {t2 - t1:.3f} {c.iterations} "
+              f"cpu {c1 - c0:.3f}", flush=True)
     return 0
 
 
