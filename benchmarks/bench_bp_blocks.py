@@ -1,0 +1,66 @@
+"""bp on consecutive blocks of Census (issue 22: "Census blocks of 300 records
+at k = 5: proven within 15 minutes, serial and with --workers 2").
+
+    .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
+        [--k 5] [--time-limit 900] [--workers 1,2] [--quick]
+
+Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
+instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
+like every subset).  One ``branch_and_price`` run per block and number of
+workers, default options otherwise; prints status, bound, SSE, gap, nodes,
+wall and CPU seconds of this process (worker processes' CPU is not
+included), and the load.  ``--quick``: one 100-record block, 60 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine  # noqa: E402
+
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.instance import read_csv  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=300)
+    ap.add_argument("--starts", default="0,300,600")
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--workers", default="1")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.size, args.starts, args.time_limit = 100, "0", 60.0
+    census = read_csv(DATA / "census.csv")
+    print(f"machine: {machine()}")
+    print(f"command: python benchmarks/bench_bp_blocks.py {' '.join(sys.argv[1:])}\n")
+    print("| block | k | workers | status | bound | SSE | gap % | nodes | open | wall s "
+          "| CPU s | load |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for start in map(int, args.starts.split(",")):
+        rows = list(range(start, min(start + args.size, census.n)))
+        inst = census.subset(rows, name=f"census-{start}-{rows[-1]}")
+        for workers in map(int, args.workers.split(",")):
+            extra = {} if workers == 1 else {"workers": workers}
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            gap = 100 * (r.sse - r.lower_bound) / r.sse
+            print(f"| {inst.name} | {args.k} | {workers} | {r.status} | {r.lower_bound:.4f} | "
+                  f"{r.sse:.4f} | {gap:.3f} | {r.nodes} | {r.open_nodes} | {dt:.0f} | "
+                  f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
