@@ -253,9 +253,11 @@ class ProcessBackend:
     def close(self, abort: bool) -> None:
         """Shut the pool down; ``abort``: kill the workers first (Ctrl-C, or
         tasks given up past the deadline)."""
-        if abort:
-            for proc in list((getattr(self.ex, "_processes", None) or {}).values()):
-                proc.kill()
+        procs = list((getattr(self.ex, "_processes", None) or {}).values()) if abort else []
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.join(5.0)
         self.ex.shutdown(wait=not abort, cancel_futures=True)
 
 
