@@ -157,3 +157,23 @@ def test_one_worker_is_the_serial_tree(tree24):
     assert (a.nodes, a.sse, a.workers) == (b.nodes, b.sse, 1)
     assert "workers" not in a.seconds
     assert np.array_equal(a.partition.labels, b.partition.labels)
+
+
+def test_the_command_line_takes_workers(tmp_path, capsys, tree24):
+    import json
+
+    from mipagg.cli import main
+
+    X, _ = tree24
+    data = tmp_path / "tree24.csv"
+    np.savetxt(data, X, delimiter=",", header=",".join(f"x{j}" for j in range(X.shape[1])),
+               comments="")
+    runs = {}
+    for extra in ([], ["--workers", "2"]):
+        assert main(["run", str(data), "-k", "3", "--method", "bp", "--json", "--quiet",
+                     *extra]) == 0
+        runs[len(extra)] = json.loads(capsys.readouterr().out)
+    assert runs[2]["status"] == runs[0]["status"] == "optimal"
+    assert runs[2]["sse"] == pytest.approx(runs[0]["sse"], rel=1e-9)
+    assert main(["run", str(data), "-k", "3", "--method", "mdav", "--workers", "2"]) == 2
+    assert "does not take --workers" in capsys.readouterr().err
