@@ -177,3 +177,52 @@ def test_the_command_line_takes_workers(tmp_path, capsys, tree24):
     assert runs[2]["sse"] == pytest.approx(runs[0]["sse"], rel=1e-9)
     assert main(["run", str(data), "-k", "3", "--method", "mdav", "--workers", "2"]) == 2
     assert "does not take --workers" in capsys.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="needs /proc")
+def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path):
+    """SIGINT to the whole process group (a terminal's Ctrl-C) once the
+    workers run: exit status 130, no worker left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from mipagg.generators import lognormal
+
+    inst = lognormal(150, 11, seed=1)
+    data = tmp_path / "big.csv"
+    np.savetxt(data, inst.X, delimiter=",", comments="",
+               header=",".join(f"x{j}" for j in range(inst.X.shape[1])))
+    proc = subprocess.Popen([sys.executable, "-m", "mipagg.cli", "run", str(data), "-k", "3",
+                             "--method", "bp", "--workers", "2", "--quiet"],
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        end = time.time() + 240
+        while len(_children(proc.pid)) < 2 and proc.poll() is None and time.time() < end:
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        if proc.poll() is not None:
+            pytest.skip("the run ended before its tree started")
+        assert len(workers) >= 2
+        time.sleep(1.0)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(30) == 130
+        time.sleep(0.5)
+        assert not [w for w in workers if os.path.exists(f"/proc/{w}")
+                    and open(f"/proc/{w}/stat").read().split()[2] != "Z"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
