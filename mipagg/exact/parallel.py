@@ -40,7 +40,7 @@ import signal
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,7 @@ __all__ = ["explore_in_parallel", "Snapshot", "SubtreeTask", "SubtreeResult", "s
 SUBTREE_NODES = 8       # nodes a task may solve (fewer under a node limit)
 GRACE_SECONDS = 30.0    # past the deadline, tasks still out are given up (their nodes stay open)
 POLL_SECONDS = 1.0      # the coordinator wakes at least this often
+HINTS = True            # send each node its parent's LP support columns
 
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_fixed_pairs",
            "node_cuts", "strong_evaluations")
@@ -90,7 +91,9 @@ class Snapshot:
 class SubtreeTask:
     """Solve at most ``max_nodes`` nodes of the subtree of the node (``bound``,
     ``depth``, ``together``, ``apart``) with the incumbent (``ub``,
-    ``labels``) within ``seconds`` (None: no limit)."""
+    ``labels``) within ``seconds`` (None: no limit).  ``hints``: the columns
+    of the node's parent's last master solution (added to the worker's pool,
+    so the node starts where its parent ended whichever worker solved that)."""
 
     bound: float
     depth: int
@@ -100,11 +103,12 @@ class SubtreeTask:
     labels: np.ndarray
     seconds: float | None
     max_nodes: int
+    hints: list = field(default_factory=list)
 
 
 @dataclass
 class SubtreeResult:
-    """The nodes a task left open, as (bound, depth, together, apart); the
+    """The nodes a task left open, as (bound, depth, together, apart, hints); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds."""
@@ -174,6 +178,9 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
     before = _counts(tree)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
+    if task.hints:
+        tree.master.add_columns(task.hints)
+    hints = {0: task.hints}
     solved = 0
     while len(tree.open) and tree.tree_status is None and solved < task.max_nodes:
         node = tree.open.peek()
@@ -184,8 +191,12 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
             tree.tree_status = "time_limit"
             break
         tree.open.pop()
+        first = tree.ident
         tree.process(node)
         solved += 1
+        if tree.ident > first:                      # children: their parent's support
+            support = _support(tree.master)
+            hints.update((i, support) for i in range(first, tree.ident))
     tree.master.set_allowed(None)
     tree.allowed = None
     rounder.finish()
@@ -193,13 +204,22 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     while len(tree.open):
         nd = tree.open.pop()
         if nd.bound < cutoff:
-            left.append((nd.bound, nd.depth, nd.together, nd.apart))
+            left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, [])))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
     return SubtreeResult(left, rounder.best_sse if better else None,
                          rounder.best.labels.copy() if better else None,
                          {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
                          tree.tree_status == "time_limit", time.perf_counter() - t0)
+
+
+def _support(master) -> list:
+    """The columns of the master's current LP solution with a positive value
+    (re-solved from its optimal basis: no pivot)."""
+    sol = master.solve()
+    if sol is None:
+        return []
+    return [master.columns[j] for j in np.flatnonzero(sol.x > 1e-9)]
 
 
 _WORKERS: dict = {}        # thread id -> (run token, worker tree): one run cached per thread
@@ -355,6 +375,7 @@ class _Coordinator:
     def __init__(self, tree, backend):
         self.tree, self.backend = tree, backend
         self.pending: dict = {}         # future -> (node, node budget)
+        self.hints: dict = {}           # open node's ident -> its hint columns
         self.busy = 0.0
 
     def run(self) -> None:
@@ -381,7 +402,7 @@ class _Coordinator:
                 and tree.tree_status is None:
             node = tree.open.peek()
             if node.bound >= tree.cutoff():
-                tree.open.pop()
+                self.hints.pop(tree.open.pop().ident, None)
                 continue
             if stop.expired():
                 tree.tree_status = "time_limit"
@@ -397,7 +418,7 @@ class _Coordinator:
             tree.open.pop()
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
-                               budget)
+                               budget, self.hints.pop(node.ident, []) if HINTS else [])
             self.pending[self.backend.submit(task)] = (node, budget)
 
     def merge(self, r: SubtreeResult) -> None:
@@ -406,7 +427,9 @@ class _Coordinator:
             best = Partition(r.labels, tree.X)
             tree.rounder.best, tree.rounder.best_sse = best, best.sse()
             tree.root_fixed()                   # the root fixing at the better incumbent
-        for bound, depth, together, apart in r.open:
+        for bound, depth, together, apart, hints in r.open:
+            if hints:
+                self.hints[tree.ident] = hints
             tree.open.push(Node(bound, -depth, tree.ident, together, apart))
             tree.ident += 1
         c = r.counts

@@ -136,7 +136,7 @@ def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
                                 tree.rounder.best.labels, None, 5)
     r = parallel.run_task(snap, task)
     assert r.counts["nodes"] == 5 and len(r.open) >= 1
-    assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, _, _, _ in r.open)
+    assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, *_ in r.open)
     again = parallel.run_task(snap, task)             # the cached worker tree
     assert again.counts["nodes"] == 5
 
