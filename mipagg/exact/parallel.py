@@ -40,6 +40,7 @@ import signal
 import threading
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -357,6 +358,11 @@ def explore_in_parallel(tree) -> None:
             or tree.tree_status is not None or tree.stop.expired() \
             or tree.stop.nodes_exhausted(tree.nodes):
         return                          # nothing to farm out: the serial loop ends the run
+    if tree.settings.scheduler is None and mp.current_process().daemon:
+        warnings.warn("bp: workers > 1 inside a daemonic process (e.g. a worker of a "
+                      "process pool) cannot start processes: the tree runs serially",
+                      RuntimeWarning, stacklevel=2)
+        return
     backend = open_backend(tree)
     search = _Coordinator(tree, backend)
     try:
