@@ -226,3 +226,16 @@ def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_inside_a_daemonic_process_the_tree_runs_serially(tree24):
+    X, opt = tree24
+    me = mp.current_process()
+    me.daemon = True            # as in a worker of a process pool
+    try:
+        with pytest.warns(RuntimeWarning, match="serially"):
+            r = branch_and_price(X, 3, workers=2, **TREE_ONLY)
+    finally:
+        me.daemon = False
+    assert r.status == "optimal" and r.workers == 1
+    assert r.sse == pytest.approx(opt, abs=1e-7)
