@@ -2,20 +2,22 @@
 second and time to proof on the same instances in the same run.
 
     .venv/bin/python benchmarks/bench_bp_workers.py [--lognormal 120:3:1,120:3:2]
-        [--census ../shared/data/census.csv --subsets 70:3:0] [--workers 1,2]
+        [--census ../shared/data/census.csv --subsets 100:5:3:centroid] [--workers 1,2]
         [--threads 1] [--tree-only] [--time-limit 900] [--json out.jsonl]
 
 Instances: ``--lognormal n:k:seed`` (:func:`mipagg.generators.lognormal`,
 p = 11 columns, the issue's heavy-tailed business-file shape) and
-``--subsets n:k:seed`` (random ``n``-record subsets of ``--census``).  Every
+``--subsets n:k:index[:criterion]`` (``n``-record subsets of ``--census``
+by :func:`mipagg.subsets.subset`, criterion ``random`` unless given).  Every
 run uses bp's default options (``--tree-only``: cuts, gap closing and the pool
 MIP off, so the tree alone proves optimality) with ``--threads`` pricing
 threads per process (default 1, so that one worker is one core); the root
 phases are serial in every run, so the tree's figures compare the trees.
 
 Printed per run: status, best SSE, nodes, tree seconds, nodes per second in
-the tree, total seconds (time to proof when optimal), the load average before
-and after; per instance: the ratio of the tree's nodes per second and of the
+the tree, total seconds (time to proof when optimal), CPU seconds (this
+process and its workers) and nodes per CPU second (the parallel tree's
+overhead, whatever the machine's load), the load average before and after; per instance: the ratio of the tree's nodes per second and of the
 time to proof (tree and total) of each worker count to the first one, and
 whether every run found the same optimum (relative 1e-6).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -50,8 +53,17 @@ def instances(a):
 
         census = read_csv(a.census)
         for spec in a.subsets.split(","):
-            n, k, seed = map(int, spec.split(":"))
-            yield f"census random {n} seed={seed}", subset(census, n, "random", seed).X, k
+            n, k, index, *crit = spec.split(":")
+            criterion = crit[0] if crit else "random"
+            yield (f"census {criterion}-{index} n={n}",
+                   subset(census, int(n), criterion, int(index)).X, int(k))
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its reaped children (the workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None):
@@ -73,34 +85,37 @@ def main(argv=None):
     print(f"<!-- {machine()} -->")
     print(f"<!-- options {options} -->")
     print("| instance | k | workers | status | SSE | nodes | tree s | nodes/s | total s "
-          "| load before/after |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| CPU s | nodes/CPU s | load before/after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     summary = []
     for name, X, k in instances(a):
         runs = []
         for w in counts:
             load0 = os.getloadavg()[0]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_seconds()
             r = branch_and_price(X, k, workers=w, **options)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
             tree_s = r.seconds["tree"]
             rate = (r.nodes - 1) / tree_s if tree_s > 0 else float("nan")
-            runs.append((w, r, rate, tree_s, wall))
+            per_cpu = r.nodes / cpu if cpu > 0 else float("nan")
+            runs.append((w, r, rate, tree_s, wall, per_cpu))
             print(f"| {name} | {k} | {w} | {r.status} | {r.sse:.6f} | {r.nodes} | {tree_s:.1f} "
-                  f"| {rate:.2f} | {wall:.1f} | {load0:.1f}/{os.getloadavg()[0]:.1f} |",
-                  flush=True)
+                  f"| {rate:.2f} | {wall:.1f} | {cpu:.1f} | {per_cpu:.2f} "
+                  f"| {load0:.1f}/{os.getloadavg()[0]:.1f} |", flush=True)
             if a.json:
                 with open(a.json, "a") as fh:
                     fh.write(json.dumps({"instance": name, "k": k, "workers": w,
                                          "wall": wall, "rate": rate, "tree_seconds": tree_s,
+                                         "cpu": cpu,
                                          "options": options, **r.summary()},
                                         default=float) + "\n")
         base = runs[0]
         same = all(abs(r.sse - base[1].sse) <= 1e-6 * abs(base[1].sse) for _, r, *_ in runs)
-        for w, r, rate, tree_s, wall in runs[1:]:
+        for w, r, rate, tree_s, wall, per_cpu in runs[1:]:
             summary.append(f"{name} k={k}: {w} vs {base[0]} workers: nodes/s x"
                            f"{rate / base[2]:.2f}, tree time x{base[3] / tree_s:.2f}, "
-                           f"total time x{base[4] / wall:.2f}, same optimum: {same}")
+                           f"total time x{base[4] / wall:.2f}, nodes per CPU second "
+                           f"x{per_cpu / base[5]:.2f}, same optimum: {same}")
     print()
     for line in summary:
         print(line)

@@ -94,7 +94,9 @@ class SubtreeTask:
     ``depth``, ``together``, ``apart``) with the incumbent (``ub``,
     ``labels``) within ``seconds`` (None: no limit).  ``hints``: the columns
     of the node's parent's last master solution (added to the worker's pool,
-    so the node starts where its parent ended whichever worker solved that)."""
+    so the node starts where its parent ended whichever worker solved that);
+    ``columns``: the columns other workers found since this worker's last
+    task (the pools stay close to the serial tree's one pool)."""
 
     bound: float
     depth: int
@@ -105,6 +107,7 @@ class SubtreeTask:
     seconds: float | None
     max_nodes: int
     hints: list = field(default_factory=list)
+    columns: list = field(default_factory=list)
 
 
 @dataclass
@@ -112,7 +115,8 @@ class SubtreeResult:
     """The nodes a task left open, as (bound, depth, together, apart, hints); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
-    time limit interrupted it; its busy seconds."""
+    time limit interrupted it; its busy seconds; the columns it found and
+    which worker (process and thread) it is."""
 
     open: list
     sse: float | None
@@ -121,6 +125,8 @@ class SubtreeResult:
     max_depth: int
     time_limit: bool
     seconds: float
+    columns: list = field(default_factory=list)
+    worker: str = ""
 
 
 # ---------------------------------------------------------------- the worker side
@@ -179,8 +185,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
     before = _counts(tree)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
-    if task.hints:
-        tree.master.add_columns(task.hints)
+    tree.master.add_columns(task.columns + task.hints)
+    pool = len(tree.master.columns)
     hints = {0: task.hints}
     solved = 0
     while len(tree.open) and tree.tree_status is None and solved < task.max_nodes:
@@ -211,7 +217,9 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     return SubtreeResult(left, rounder.best_sse if better else None,
                          rounder.best.labels.copy() if better else None,
                          {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
-                         tree.tree_status == "time_limit", time.perf_counter() - t0)
+                         tree.tree_status == "time_limit", time.perf_counter() - t0,
+                         list(tree.master.columns[pool:]),
+                         f"{os.getpid()}:{threading.get_ident()}")
 
 
 def _support(master) -> list:
@@ -382,6 +390,9 @@ class _Coordinator:
         self.tree, self.backend = tree, backend
         self.pending: dict = {}         # future -> (node, node budget)
         self.hints: dict = {}           # open node's ident -> its hint columns
+        self.log: list = []             # (worker, column) of every column the workers found
+        self.synced: dict = {}          # worker -> how much of the log it has seen
+        self.idle: list = []            # workers that returned, oldest first
         self.busy = 0.0
 
     def run(self) -> None:
@@ -424,11 +435,25 @@ class _Coordinator:
             tree.open.pop()
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
-                               budget, self.hints.pop(node.ident, []) if HINTS else [])
+                               budget, self.hints.pop(node.ident, []) if HINTS else [],
+                               self.news())
             self.pending[self.backend.submit(task)] = (node, budget)
+
+    def news(self) -> list:
+        """The columns for the next task: those found by others since the
+        worker most likely to take it (the one idle longest) last heard."""
+        if not self.idle:
+            return []
+        w = self.idle.pop(0)
+        start, self.synced[w] = self.synced.get(w, 0), len(self.log)
+        return [c for origin, c in self.log[start:] if origin != w]
 
     def merge(self, r: SubtreeResult) -> None:
         tree = self.tree
+        self.log.extend((r.worker, c) for c in r.columns)
+        if r.worker in self.idle:
+            self.idle.remove(r.worker)
+        self.idle.append(r.worker)
         if r.labels is not None and r.sse is not None and r.sse < tree.rounder.best_sse:
             best = Partition(r.labels, tree.X)
             tree.rounder.best, tree.rounder.best_sse = best, best.sse()
