@@ -5,7 +5,9 @@ second and time to proof on the same instances in the same run.
         [--census ../shared/data/census.csv --subsets 100:5:3:centroid] [--workers 1,2]
         [--threads 1] [--tree-only] [--time-limit 900] [--json out.jsonl]
 
-Instances (defaults in brackets): ``--lognormal n:k:seed``
+Instances (defaults in brackets; none of ``--subsets`` by default, e.g.
+``--subsets 100:5:3:centroid``, a tree of a few hundred heavy nodes with
+node gap closing): ``--lognormal n:k:seed``
 (:func:`mipagg.generators.lognormal`, p = 11 columns, the issue's
 heavy-tailed business-file shape) and ``--subsets n:k:index[:criterion]``
 (``n``-record subsets of ``--census`` by :func:`mipagg.subsets.subset`,
@@ -77,7 +79,7 @@ def main(argv=None):
     ap.add_argument("--p", type=int, default=11)
     ap.add_argument("--census", default=str(Path(__file__).resolve().parents[2]
                                             / "shared/data/census.csv"))
-    ap.add_argument("--subsets", default="100:5:3:centroid")
+    ap.add_argument("--subsets", default="")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tree-only", action="store_true")
