@@ -189,22 +189,21 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="needs /proc")
-def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path):
+def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path, census):
     """SIGINT to the whole process group (a terminal's Ctrl-C) once the
-    workers run: exit status 130, no worker left."""
+    workers run (Census centroid-3, n = 100, k = 5: a tree of hundreds of
+    nodes with the default options): exit status 130, no worker left."""
     import os
     import signal
     import subprocess
     import sys
     import time
 
-    from mipagg.generators import lognormal
-
-    inst = lognormal(150, 11, seed=1)
+    X = subset(census, 100, "centroid", 3).X
     data = tmp_path / "big.csv"
-    np.savetxt(data, inst.X, delimiter=",", comments="",
-               header=",".join(f"x{j}" for j in range(inst.X.shape[1])))
-    proc = subprocess.Popen([sys.executable, "-m", "mipagg.cli", "run", str(data), "-k", "3",
+    np.savetxt(data, X, delimiter=",", comments="",
+               header=",".join(f"x{j}" for j in range(X.shape[1])))
+    proc = subprocess.Popen([sys.executable, "-m", "mipagg.cli", "run", str(data), "-k", "5",
                              "--method", "bp", "--workers", "2", "--quiet"],
                             start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
