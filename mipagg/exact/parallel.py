@@ -69,7 +69,7 @@ _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_fix
 @dataclass
 class Snapshot:
     """What a worker needs to rebuild the run: ``cls`` (the tree's class),
-    the data, the worker's settings (no limits, one worker), the incumbent's
+    the data, the worker's settings (no node limit, one worker), the incumbent's
     labels, the root's columns and cuts, the root's pair fixing
     (:meth:`~mipagg.exact.fixing.PairFixing.state`), the node gap-closing
     threshold and the root bounds.  ``token`` names the run."""
@@ -139,8 +139,9 @@ def snapshot(tree) -> Snapshot:
     threads = st.threads
     if threads is None:
         threads = 1 if st.scheduler is not None else max(1, default_threads() // st.workers)
-    worker = st.replace(time_limit=None, node_limit=None, workers=1, scheduler=None,
-                        threads=threads)
+    # the time limit stays (the budgets derived from it are the serial tree's);
+    # each task brings its own deadline
+    worker = st.replace(node_limit=None, workers=1, scheduler=None, threads=threads)
     return Snapshot(uuid.uuid4().hex, type(tree), tree.X, tree.k, worker,
                     tree.rounder.best.labels.copy(), list(tree.master.columns),
                     list(tree.master.cuts), None if tree.fixer is None else tree.fixer.state(),
