@@ -26,6 +26,10 @@ METHOD_OPTIONS = {
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "
                     "(strong branching on N candidate pairs, default 8)"),
+    "--workers": ("workers", int, "bp: solve the tree's nodes on N local processes (the same "
+                  "optimum)"),
+    "--scheduler": ("scheduler", str, "bp: solve the tree's nodes on a Dask cluster: its "
+                    "scheduler's address, or 'local'"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),

@@ -55,6 +55,7 @@ from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .node import solve_node
+from .parallel import explore_in_parallel
 from .pricing.constraints import PricingConstraints
 from .rules import (
     BRANCHING_ALIASES,
@@ -83,7 +84,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "node_cuts")
+            "node_cuts", "workers")
 
 
 @dataclass
@@ -133,6 +134,7 @@ class BranchAndPriceResult:
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
     node_cuts: int = 0              # cuts separated at tree nodes
     strong_evaluations: int = 0     # child LPs solved by strong branching
+    workers: int = 1                # tasks in flight in the tree (mipagg.exact.parallel)
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -186,8 +188,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      mip_nodes=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     branching="fractional", node_cut_rounds=0, tree_mip=None, settings=None,
-                     verbose=False) -> BranchAndPriceResult:
+                     branching="fractional", node_cut_rounds=0, tree_mip=None, workers=1,
+                     scheduler=None, settings=None, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -236,6 +238,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     tree_mip : rerun the pool MIP (``mip_time``, at most half the time left)
         in the tree whenever the pool has grown by this factor since the last
         one (e.g. 1.5); None (the default): only at the root.
+    workers : solve the tree's nodes on this many local processes
+        (:mod:`mipagg.exact.parallel`; the same optimum, the tree may differ).
+    scheduler : solve them on a Dask cluster instead: a scheduler's address,
+        "local" (a ``LocalCluster`` of ``workers`` processes) or a
+        ``distributed.Client``.
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once, and the branching rule
         and node selection by name; keyword options that differ from their
@@ -262,7 +269,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
-        node_cut_rounds=node_cut_rounds, tree_mip=tree_mip))
+        node_cut_rounds=node_cut_rounds, tree_mip=tree_mip, workers=workers,
+        scheduler=scheduler))
     return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
@@ -307,6 +315,7 @@ class BranchAndPrice(ColumnGeneration):
         self.fixer: PairFixing | None = None
         self.allowed = None             # the current node's allowed-column mask (None: all)
         self.node_cuts, self.pool_at_mip = 0, 0
+        self.workers_used = 1           # tasks in flight in a parallel tree
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -520,6 +529,8 @@ class BranchAndPrice(ColumnGeneration):
         if not self.closed(self.root_bound) and self.tree_status is None \
                 and root.solution is not None:
             self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
+        if self.settings.workers > 1 or self.settings.scheduler is not None:
+            explore_in_parallel(self)       # open nodes are left only on a limit
         while len(self.open) and self.tree_status is None:
             node = self.open.peek()
             if node.bound >= self.cutoff():
@@ -694,7 +705,8 @@ class BranchAndPrice(ColumnGeneration):
             nodes_enumerated=self.closer.succeeded, node_cuts=self.node_cuts,
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
-            tree_estimate=self.final_estimate(status, open_bounds), **self.fixing_fields())
+            tree_estimate=self.final_estimate(status, open_bounds), workers=self.workers_used,
+            **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:
         """The tree-size estimate at return: the nodes done when optimal."""

@@ -211,6 +211,18 @@ class PairFixing:
         self._cols = (nfix, done)
         return done[:len(columns)]
 
+    def state(self) -> tuple:
+        """The root fixing (mask, and the root's pair bounds with L), for a copy
+        in another process (:meth:`restore`; :mod:`mipagg.exact.parallel`)."""
+        return self.fixed.copy(), self._root
+
+    def restore(self, state) -> None:
+        """Take the root fixing of :meth:`state` (same data, k and neighbours)."""
+        fixed, root = state
+        if fixed.shape != self.fixed.shape:
+            raise ValueError("the fixing state is of another instance")
+        self.fixed, self._root = fixed.copy(), root
+
     def root_pairs(self) -> tuple:
         return tuple((int(a), int(b)) for a, b in self.pairs[self.fixed])
 

@@ -241,7 +241,8 @@ class BPSettings(_Loadable):
     ``node_selection`` and ``cut_families`` name entries of
     :data:`mipagg.exact.rules.BRANCHING_RULES`, :data:`~mipagg.exact.rules.NODE_SELECTIONS`
     and :data:`~mipagg.exact.rules.CUT_FAMILIES` (cuts are separated only with
-    ``cuts`` True)."""
+    ``cuts`` True).  ``workers`` / ``scheduler``: the tree on local processes
+    or a Dask cluster (:mod:`mipagg.exact.parallel`)."""
 
     time_limit: float | None = None
     node_limit: int | None = None
@@ -269,6 +270,8 @@ class BPSettings(_Loadable):
     fixing: bool = True
     node_cut_rounds: int = 0
     tree_mip: float | None = None
+    workers: int = 1
+    scheduler: object = None
 
     def __post_init__(self):
         from .rules import (
@@ -300,6 +303,14 @@ class BPSettings(_Loadable):
         tm = self.tree_mip
         if tm is not None and (isinstance(tm, (str, bool)) or not tm >= 1):
             raise ParameterError(f"tree_mip must be None or a number >= 1, got {tm!r}")
+        if self.workers is None:
+            raise ParameterError("workers must be a positive integer, got None")
+        _positive_int("workers", self.workers)
+        sch = self.scheduler
+        if sch is not None and not hasattr(sch, "submit") and not (isinstance(sch, str)
+                                                                   and sch.strip()):
+            raise ParameterError(f"scheduler must be a Dask scheduler's address, 'local' or "
+                                 f"a distributed.Client, got {sch!r}")
         if self.node_selection not in NODE_SELECTIONS:
             raise ParameterError(f"node_selection must be one of {sorted(NODE_SELECTIONS)}, "
                                  f"got {self.node_selection!r}")

@@ -1,0 +1,132 @@
+"""The ``bp`` tree on 1 and 2 worker processes (issue 22, item 3): nodes per
+second and time to proof on the same instances in the same run.
+
+    .venv/bin/python benchmarks/bench_bp_workers.py [--lognormal 80:3:1:tree,100:3:1:tree]
+        [--census ../shared/data/census.csv --subsets 100:5:3:centroid] [--workers 1,2]
+        [--threads 1] [--tree-only] [--time-limit 900] [--json out.jsonl]
+
+Instances (defaults in brackets; none of ``--subsets`` by default, e.g.
+``--subsets 100:5:3:centroid``, a tree of a few hundred heavy nodes with
+node gap closing): ``--lognormal n:k:seed``
+(:func:`mipagg.generators.lognormal`, p = 11 columns, the issue's
+heavy-tailed business-file shape) and ``--subsets n:k:index[:criterion]``
+(``n``-record subsets of ``--census`` by :func:`mipagg.subsets.subset`,
+criterion ``random`` unless given).  Every run uses bp's default options; a
+``:tree`` suffix (or ``--tree-only`` for all) switches cuts, gap closing and
+the pool MIP off, so that the tree alone proves optimality (hundreds of
+light nodes).  ``--threads`` pricing threads per process (default 1: one
+worker is one core).  The root phases are serial in every run, so the
+tree's figures compare the trees.
+
+Printed per run: status, best SSE, nodes, tree seconds, nodes per second in
+the tree, total seconds (time to proof when optimal), CPU seconds (this
+process and its workers) and nodes per CPU second (the parallel tree's
+overhead, whatever the machine's load), the load average before and after;
+per instance: the ratio of the tree's nodes per second and of the time to
+proof (tree and total) of each worker count to the first one, and whether
+every run found the same optimum (relative 1e-6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine  # noqa: E402
+
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.generators import lognormal  # noqa: E402
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+
+
+def instances(a):
+    for spec in filter(None, a.lognormal.split(",")):
+        n, k, seed, *tree = spec.split(":")
+        yield (f"lognormal n={n} p={a.p} seed={seed}" + (" tree-only" if tree else ""),
+               lognormal(int(n), a.p, seed=int(seed)).X, int(k), bool(tree))
+    if a.subsets:
+        from mipagg.instance import read_csv
+        from mipagg.subsets import subset
+
+        census = read_csv(a.census)
+        for spec in a.subsets.split(","):
+            n, k, index, *crit = spec.split(":")
+            criterion = crit[0] if crit else "random"
+            tree = crit[1:] == ["tree"]
+            yield (f"census {criterion}-{index} n={n}" + (" tree-only" if tree else ""),
+                   subset(census, int(n), criterion, int(index)).X, int(k), tree)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its reaped children (the workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lognormal", default="80:3:1:tree,100:3:1:tree")
+    ap.add_argument("--p", type=int, default=11)
+    ap.add_argument("--census", default=str(Path(__file__).resolve().parents[2]
+                                            / "shared/data/census.csv"))
+    ap.add_argument("--subsets", default="")
+    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--tree-only", action="store_true")
+    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--json", help="append one JSON record per run to this file")
+    a = ap.parse_args(argv)
+    counts = [int(w) for w in a.workers.split(",")]
+    options = dict(threads=a.threads, time_limit=a.time_limit)
+    print(f"<!-- {machine()} -->")
+    print(f"<!-- options {options}; tree-only: {TREE_ONLY} -->")
+    print("| instance | k | workers | status | SSE | nodes | tree s | nodes/s | total s "
+          "| CPU s | nodes/CPU s | load before/after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    summary = []
+    for name, X, k, tree in instances(a):
+        runs = []
+        for w in counts:
+            load0 = os.getloadavg()[0]
+            t0, c0 = time.perf_counter(), cpu_seconds()
+            r = branch_and_price(X, k, workers=w, **options,
+                                 **(TREE_ONLY if tree or a.tree_only else {}))
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+            tree_s = r.seconds["tree"]
+            rate = (r.nodes - 1) / tree_s if tree_s > 0 else float("nan")
+            per_cpu = r.nodes / cpu if cpu > 0 else float("nan")
+            runs.append((w, r, rate, tree_s, wall, per_cpu))
+            print(f"| {name} | {k} | {w} | {r.status} | {r.sse:.6f} | {r.nodes} | {tree_s:.1f} "
+                  f"| {rate:.2f} | {wall:.1f} | {cpu:.1f} | {per_cpu:.2f} "
+                  f"| {load0:.1f}/{os.getloadavg()[0]:.1f} |", flush=True)
+            if a.json:
+                with open(a.json, "a") as fh:
+                    fh.write(json.dumps({"instance": name, "k": k, "workers": w,
+                                         "wall": wall, "rate": rate, "tree_seconds": tree_s,
+                                         "cpu": cpu,
+                                         "options": options, **r.summary()},
+                                        default=float) + "\n")
+        base = runs[0]
+        same = all(abs(r.sse - base[1].sse) <= 1e-6 * abs(base[1].sse) for _, r, *_ in runs)
+        for w, r, rate, tree_s, wall, per_cpu in runs[1:]:
+            summary.append(f"{name} k={k}: {w} vs {base[0]} workers: nodes/s x"
+                           f"{rate / base[2]:.2f}, tree time x{base[3] / tree_s:.2f}, "
+                           f"total time x{base[4] / wall:.2f}, nodes per CPU second "
+                           f"x{per_cpu / base[5]:.2f}, same optimum: {same}")
+    print()
+    for line in summary:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

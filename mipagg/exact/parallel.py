@@ -1,0 +1,487 @@
+"""The branch-and-price tree on several cores or a Dask cluster (``bp
+--workers N`` / ``--scheduler ADDRESS``).
+
+The root phases run in the calling process as in the serial tree; then the
+open nodes are solved concurrently.  The calling process (the *coordinator*)
+keeps the queue of open nodes (best bound first), the incumbent and the
+global bound, and hands out *subtree tasks* (:class:`SubtreeTask`): a node
+(its bound and together/apart pairs), the incumbent, the seconds left and a
+node budget.  A worker solves up to that many nodes of the node's subtree,
+best bound first, with the serial node processing of
+:class:`~mipagg.exact.bp.BranchAndPrice` (``process``: column generation,
+gap closing, pair fixing, branching) and returns the nodes it left open, the
+best partition it found and its counts (:class:`SubtreeResult`).  Tasks go
+through one concurrent.futures-style interface with two backends: forked
+local processes (:class:`ProcessBackend`) and a Dask cluster
+(:class:`DaskBackend`, a ``distributed.Client``).
+
+A worker rebuilds the run once (cached per process and thread,
+:func:`run_task`) from a :class:`Snapshot`: the data and the settings, the
+root's column pool and cuts, the root's pair fixing and node gap-closing
+threshold; its own pool then grows with the nodes it solves.
+
+The proven optimum does not depend on the schedule (the same SSE whatever
+the number of workers; the tree's size and, among equal optima, the
+partition may differ): every node bound is certified by that node's own
+column generation, a node's bound holds for its whole subtree, so the global
+lower bound is the least bound of the open and in-flight nodes, and a node is
+pruned only against a partition some process found.  A worker prunes against
+the incumbent it was sent (or better), the coordinator against the best
+returned so far.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import copy
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+import uuid
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..partition import Partition
+from .colgen import default_threads
+from .fixing import PairFixing
+from .highs import release_solver_threads
+from .rules import Node
+from .settings import StopCriterion
+
+__all__ = ["explore_in_parallel", "Snapshot", "SubtreeTask", "SubtreeResult", "snapshot",
+           "build_worker", "solve_subtree", "run_task", "ProcessBackend", "DaskBackend",
+           "SUBTREE_NODES"]
+
+SUBTREE_NODES = 8       # nodes a task may solve (fewer under a node limit)
+GRACE_SECONDS = 30.0    # past the deadline, tasks still out are given up (their nodes stay open)
+POLL_SECONDS = 1.0      # the coordinator wakes at least this often
+HINTS = True            # send each node its parent's LP support columns
+
+_COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_fixed_pairs",
+           "node_cuts", "strong_evaluations")
+
+
+@dataclass
+class Snapshot:
+    """What a worker needs to rebuild the run: ``cls`` (the tree's class),
+    the data, the worker's settings (no node limit, one worker), the incumbent's
+    labels, the root's columns and cuts, the root's pair fixing
+    (:meth:`~mipagg.exact.fixing.PairFixing.state`), the node gap-closing
+    threshold and the root bounds.  ``token`` names the run."""
+
+    token: str
+    cls: type
+    X: np.ndarray
+    k: int
+    settings: object
+    labels: np.ndarray
+    columns: list
+    cuts: list
+    fixing: tuple | None
+    closer: object
+    root_bound: float
+    root_lp_bound: float | None
+
+
+@dataclass
+class SubtreeTask:
+    """Solve at most ``max_nodes`` nodes of the subtree of the node (``bound``,
+    ``depth``, ``together``, ``apart``) with the incumbent (``ub``,
+    ``labels``) within ``seconds`` (None: no limit).  ``hints``: the columns
+    of the node's parent's last master solution (added to the worker's pool,
+    so the node starts where its parent ended whichever worker solved that);
+    ``columns``: the columns other workers found since this worker's last
+    task (the pools stay close to the serial tree's one pool)."""
+
+    bound: float
+    depth: int
+    together: tuple
+    apart: tuple
+    ub: float
+    labels: np.ndarray
+    seconds: float | None
+    max_nodes: int
+    hints: list = field(default_factory=list)
+    columns: list = field(default_factory=list)
+
+
+@dataclass
+class SubtreeResult:
+    """The nodes a task left open, as (bound, depth, together, apart, hints); the
+    worker's incumbent when better than the one sent (``sse``, ``labels``,
+    else None); counts (``_COUNTS``); the deepest node solved; whether the
+    time limit interrupted it; its busy seconds; the columns it found and
+    which worker (process and thread) it is."""
+
+    open: list
+    sse: float | None
+    labels: np.ndarray | None
+    counts: dict
+    max_depth: int
+    time_limit: bool
+    seconds: float
+    columns: list = field(default_factory=list)
+    worker: str = ""
+
+
+# ---------------------------------------------------------------- the worker side
+
+def snapshot(tree) -> Snapshot:
+    """The :class:`Snapshot` of ``tree`` after its root phases.  Each worker's
+    pricing gets ``threads`` (default: the cores shared out among the local
+    workers, 1 on a Dask cluster)."""
+    st = tree.settings
+    threads = st.threads
+    if threads is None:
+        threads = 1 if st.scheduler is not None else max(1, default_threads() // st.workers)
+    # the time limit stays (the budgets derived from it are the serial tree's);
+    # each task brings its own deadline
+    worker = st.replace(node_limit=None, workers=1, scheduler=None, threads=threads)
+    return Snapshot(uuid.uuid4().hex, type(tree), tree.X, tree.k, worker,
+                    tree.rounder.best.labels.copy(), list(tree.master.columns),
+                    list(tree.master.cuts), None if tree.fixer is None else tree.fixer.state(),
+                    copy.copy(tree.closer), tree.root_bound, tree.root_lp_bound)
+
+
+def build_worker(snap: Snapshot):
+    """A tree of ``snap.cls`` holding the snapshot's state: its own
+    master (the root's columns and cuts), incumbent, pair fixing and node
+    gap-closing threshold."""
+    tree = snap.cls(snap.X, snap.k, snap.settings, initial=snap.labels)
+    tree.master.add_columns(snap.columns)
+    tree.master.add_cuts(snap.cuts)
+    if snap.fixing is not None:
+        tree.fixer = PairFixing(tree.D, tree.k)
+        tree.fixer.restore(snap.fixing)
+    tree.closer = copy.deepcopy(snap.closer)
+    tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
+    tree.pool_at_mip = len(tree.master.columns)
+    return tree
+
+
+def _counts(tree) -> dict:
+    fixer, closer = tree.fixer, tree.closer
+    return {"nodes": tree.nodes, "iterations": tree.iterations,
+            "node_closings": closer.tried, "nodes_enumerated": closer.succeeded,
+            "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
+            "node_cuts": tree.node_cuts,
+            "strong_evaluations": getattr(tree.branching, "evaluations", 0)}
+
+
+def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
+    """Solve up to ``task.max_nodes`` nodes of the task's subtree best bound
+    first on the worker ``tree`` (:func:`build_worker`)."""
+    t0 = time.perf_counter()
+    rounder = tree.rounder
+    if task.ub < rounder.best_sse:
+        rounder.best = Partition(task.labels, tree.X)
+        rounder.best_sse = rounder.best.sse()
+    tree.stop = StopCriterion.start(task.seconds, gap_tol=tree.settings.gap_tol)
+    tree.open = type(tree.open)()
+    tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
+    before = _counts(tree)
+    tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
+    tree.master.add_columns(task.columns + task.hints)
+    pool = len(tree.master.columns)
+    hints = {0: task.hints}
+    solved = 0
+    while len(tree.open) and tree.tree_status is None and solved < task.max_nodes:
+        node = tree.open.peek()
+        if node.bound >= tree.cutoff():
+            tree.open.pop()
+            continue
+        if tree.stop.expired():
+            tree.tree_status = "time_limit"
+            break
+        tree.open.pop()
+        first = tree.ident
+        tree.process(node)
+        solved += 1
+        if tree.ident > first:                      # children: their parent's support
+            support = _support(tree.master)
+            hints.update((i, support) for i in range(first, tree.ident))
+    tree.master.set_allowed(None)
+    tree.allowed = None
+    rounder.finish()
+    cutoff, left = tree.cutoff(), []
+    while len(tree.open):
+        nd = tree.open.pop()
+        if nd.bound < cutoff:
+            left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, [])))
+    after = _counts(tree)
+    better = rounder.best_sse < task.ub
+    return SubtreeResult(left, rounder.best_sse if better else None,
+                         rounder.best.labels.copy() if better else None,
+                         {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
+                         tree.tree_status == "time_limit", time.perf_counter() - t0,
+                         list(tree.master.columns[pool:]),
+                         f"{os.getpid()}:{threading.get_ident()}")
+
+
+def _support(master) -> list:
+    """The columns of the master's current LP solution with a positive value
+    (re-solved from its optimal basis: no pivot)."""
+    sol = master.solve()
+    if sol is None:
+        return []
+    return [master.columns[j] for j in np.flatnonzero(sol.x > 1e-9)]
+
+
+_WORKERS: dict = {}        # thread id -> (run token, worker tree): one run cached per thread
+_SNAPSHOT: list = []       # the snapshot of a forked worker process (set by its initializer)
+
+
+def run_task(snap: Snapshot, task: SubtreeTask) -> SubtreeResult:
+    """A task on this process and thread: the worker tree of the snapshot's
+    run, built on first use (:func:`build_worker`), solves it."""
+    key = threading.get_ident()
+    cached = _WORKERS.get(key)
+    if cached is None or cached[0] != snap.token:
+        _WORKERS.pop(key, None)                     # the previous run's tree goes first
+        cached = _WORKERS[key] = (snap.token, build_worker(snap))
+    return solve_subtree(cached[1], task)
+
+
+def _init_process(snap: Snapshot) -> None:
+    """A worker process: Ctrl-C is the coordinator's (it stops the workers),
+    SIGTERM kills (the command's own handler is inherited through fork)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _SNAPSHOT[:] = [snap]
+
+
+def _run_in_process(task: SubtreeTask) -> SubtreeResult:
+    return run_task(_SNAPSHOT[0], task)
+
+
+# ---------------------------------------------------------------- backends
+
+class ProcessBackend:
+    """``workers`` local processes (forked on POSIX, after the HiGHS
+    scheduler reset of :func:`~mipagg.exact.highs.release_solver_threads`)
+    of a ``concurrent.futures.ProcessPoolExecutor``; the snapshot is given
+    to each once, by its initializer."""
+
+    def __init__(self, snap: Snapshot, workers: int):
+        ctx = mp.get_context("fork") if os.name == "posix" else None
+        release_solver_threads()        # the workers are forked at the first submit
+        self.capacity = int(workers)
+        self.ex = cf.ProcessPoolExecutor(max_workers=self.capacity, mp_context=ctx,
+                                         initializer=_init_process, initargs=(snap,))
+
+    def submit(self, task: SubtreeTask):
+        return self.ex.submit(_run_in_process, task)
+
+    def wait(self, futures, timeout: float) -> set:
+        return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED).done
+
+    def close(self, abort: bool) -> None:
+        """Shut the pool down; ``abort``: kill the workers first (Ctrl-C, or
+        tasks given up past the deadline)."""
+        procs = list((getattr(self.ex, "_processes", None) or {}).values()) if abort else []
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.join(5.0)
+        self.ex.shutdown(wait=not abort, cancel_futures=True)
+
+
+class DaskBackend:
+    """A Dask cluster: ``scheduler`` is a scheduler's address, "local" (a
+    ``LocalCluster`` of ``workers`` one-thread processes, closed at the end)
+    or a ``distributed.Client``.  The snapshot is scattered to every worker
+    once; as many tasks are in flight as the cluster has threads."""
+
+    def __init__(self, snap: Snapshot, scheduler, workers: int):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ParameterError("scheduler needs the 'distributed' package "
+                                 "(pip install 'mipagg[experiments]')") from None
+        self.cluster = None
+        if isinstance(scheduler, Client):
+            self.client, self.own = scheduler, False
+        elif scheduler == "local":
+            self.cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
+                                        processes=True, dashboard_address=":0")
+            self.client, self.own = Client(self.cluster), True
+        else:
+            try:
+                self.client, self.own = Client(scheduler, timeout=30), True
+            except (OSError, ValueError, TypeError) as exc:
+                raise ParameterError(f"cannot reach the Dask scheduler {scheduler!r}: "
+                                     f"{exc}") from None
+        self.futures: list = []
+        try:
+            self.capacity = max(1, sum(self.client.nthreads().values()))
+            self.snap = self.client.scatter(snap, broadcast=True)
+        except BaseException:
+            self.close(abort=True)
+            raise
+
+    def submit(self, task: SubtreeTask):
+        fut = self.client.submit(run_task, self.snap, task, pure=False)
+        self.futures.append(fut)
+        return fut
+
+    def wait(self, futures, timeout: float) -> set:
+        from distributed import wait
+
+        try:
+            return set(wait(futures, timeout=timeout, return_when="FIRST_COMPLETED").done)
+        except TimeoutError:
+            return set()
+
+    def close(self, abort: bool) -> None:
+        pending = [f for f in self.futures if not f.done()]
+        if pending:
+            self.client.cancel(pending)
+        if self.own:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def open_backend(tree):
+    """The backend of ``tree``'s settings: Dask with a ``scheduler``, else
+    local processes."""
+    st, snap = tree.settings, snapshot(tree)
+    if st.scheduler is not None:
+        return DaskBackend(snap, st.scheduler, st.workers)
+    return ProcessBackend(snap, st.workers)
+
+
+# ---------------------------------------------------------------- the coordinator
+
+def explore_in_parallel(tree) -> None:
+    """Solve ``tree``'s open nodes on its workers (module docstring) until none
+    is left below the cutoff or a limit is hit (``tree.tree_status``); the
+    counts, the incumbent and the open queue of ``tree`` are updated as in the
+    serial tree, so its ``result()`` holds for both."""
+    if not len(tree.open) or tree.global_bound() >= tree.cutoff() \
+            or tree.tree_status is not None or tree.stop.expired() \
+            or tree.stop.nodes_exhausted(tree.nodes):
+        return                          # nothing to farm out: the serial loop ends the run
+    if tree.settings.scheduler is None and mp.current_process().daemon:
+        warnings.warn("bp: workers > 1 inside a daemonic process (e.g. a worker of a "
+                      "process pool) cannot start processes: the tree runs serially",
+                      RuntimeWarning, stacklevel=2)
+        return
+    backend = open_backend(tree)
+    search = _Coordinator(tree, backend)
+    try:
+        search.run()
+    except BaseException:
+        backend.close(abort=True)
+        raise
+    backend.close(abort=bool(search.pending))
+    tree.workers_used = backend.capacity
+
+
+class _Coordinator:
+    """The coordinator's loop: keep ``capacity`` tasks in flight, merge what
+    comes back."""
+
+    def __init__(self, tree, backend):
+        self.tree, self.backend = tree, backend
+        self.pending: dict = {}         # future -> (node, node budget)
+        self.hints: dict = {}           # open node's ident -> its hint columns
+        self.log: list = []             # (worker, column) of every column the workers found
+        self.synced: dict = {}          # worker -> how much of the log it has seen
+        self.idle: list = []            # workers that returned, oldest first
+        self.busy = 0.0
+
+    def run(self) -> None:
+        tree = self.tree
+        while True:
+            self.submit()
+            if not self.pending:
+                break
+            done = self.backend.wait(list(self.pending), POLL_SECONDS)
+            for fut in done:
+                self.pending.pop(fut)
+                self.merge(fut.result())
+            if done:
+                tree.report_progress()
+            elif tree.stop.deadline is not None and \
+                    time.perf_counter() > tree.stop.deadline + GRACE_SECONDS:
+                self.give_up()
+                break
+        tree.seconds["workers"] = self.busy
+
+    def submit(self) -> None:
+        tree, stop = self.tree, self.tree.stop
+        while len(self.pending) < self.backend.capacity and len(tree.open) \
+                and tree.tree_status is None:
+            node = tree.open.peek()
+            if node.bound >= tree.cutoff():
+                self.hints.pop(tree.open.pop().ident, None)
+                continue
+            if stop.expired():
+                tree.tree_status = "time_limit"
+                return
+            budget = SUBTREE_NODES
+            if stop.node_limit is not None:
+                budget = min(budget, stop.node_limit - tree.nodes
+                             - sum(b for _, b in self.pending.values()))
+                if budget <= 0:
+                    if not self.pending:
+                        tree.tree_status = "node_limit"
+                    return
+            tree.open.pop()
+            task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
+                               tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
+                               budget, self.hints.pop(node.ident, []) if HINTS else [],
+                               self.news())
+            self.pending[self.backend.submit(task)] = (node, budget)
+
+    def news(self) -> list:
+        """The columns for the next task: those found by others since the
+        worker most likely to take it (the one idle longest) last heard."""
+        if not self.idle:
+            return []
+        w = self.idle.pop(0)
+        start, self.synced[w] = self.synced.get(w, 0), len(self.log)
+        return [c for origin, c in self.log[start:] if origin != w]
+
+    def merge(self, r: SubtreeResult) -> None:
+        tree = self.tree
+        self.log.extend((r.worker, c) for c in r.columns)
+        if r.worker in self.idle:
+            self.idle.remove(r.worker)
+        self.idle.append(r.worker)
+        if r.labels is not None and r.sse is not None and r.sse < tree.rounder.best_sse:
+            best = Partition(r.labels, tree.X)
+            tree.rounder.best, tree.rounder.best_sse = best, best.sse()
+            tree.root_fixed()                   # the root fixing at the better incumbent
+        for bound, depth, together, apart, hints in r.open:
+            if hints:
+                self.hints[tree.ident] = hints
+            tree.open.push(Node(bound, -depth, tree.ident, together, apart))
+            tree.ident += 1
+        c = r.counts
+        tree.nodes += c["nodes"]
+        tree.iterations += c["iterations"]
+        tree.closer.tried += c["node_closings"]
+        tree.closer.succeeded += c["nodes_enumerated"]
+        if tree.fixer is not None:
+            tree.fixer.node_fixed += c["node_fixed_pairs"]
+        tree.node_cuts += c["node_cuts"]
+        if hasattr(tree.branching, "evaluations"):
+            tree.branching.evaluations += c["strong_evaluations"]
+        tree.max_depth = max(tree.max_depth, r.max_depth)
+        if r.time_limit:
+            tree.tree_status = "time_limit"
+        self.busy += r.seconds
+
+    def give_up(self) -> None:
+        """Tasks still out long past the deadline: their nodes go back open
+        (their bounds still hold) and the tree stops on the time limit."""
+        for node, _ in self.pending.values():
+            self.tree.open.push(node)
+        self.tree.tree_status = "time_limit"

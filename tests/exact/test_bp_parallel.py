@@ -1,0 +1,240 @@
+"""The branch-and-price tree on several processes and on a Dask cluster
+(mipagg.exact.parallel): the same optimum as the serial tree, brute force and
+the full MIP; limits honoured with a certified bound; Ctrl-C stops the workers."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import numpy as np
+import pytest
+from _strategies import tiny_instances
+from _bruteforce import optimal_partition
+from hypothesis import given, settings
+
+from mipagg.errors import ParameterError
+from mipagg.exact import parallel
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.reference import set_partitioning
+from mipagg.exact.settings import BPSettings
+from mipagg.subsets import subset
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+
+
+@pytest.fixture(scope="module")
+def tree24(census):
+    """24 Census records at k = 3: a tree of about 150 nodes with cuts,
+    gap closing and the pool MIP off; its optimum by the full MIP."""
+    s = subset(census, 24, "random", 0)
+    return s.X, set_partitioning(s.X, 3, integral=True)[0]
+
+
+def _valid(r, X, k):
+    assert r.partition.is_feasible(k)
+    assert r.sse == pytest.approx(r.partition.sse(), abs=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(tiny_instances(min_n=8))
+def test_two_workers_give_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, workers=2, **TREE_ONLY)
+    _valid(r, X, k)
+    assert r.status == "optimal"
+    assert r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.lower_bound == pytest.approx(opt, abs=1e-7)
+
+
+def test_two_workers_give_the_serial_optimum(tree24):
+    X, opt = tree24
+    serial = branch_and_price(X, 3, **TREE_ONLY)
+    two = branch_and_price(X, 3, workers=2, **TREE_ONLY)
+    for r in (serial, two):
+        _valid(r, X, 3)
+        assert r.status == "optimal" and r.closed_by == "tree"
+        assert r.sse == pytest.approx(opt, abs=1e-7)
+        assert r.lower_bound == pytest.approx(opt, abs=1e-7)
+    assert serial.workers == 1 and two.workers == 2
+    assert two.nodes > 10 and two.open_nodes == 0 and two.max_depth >= 1
+    assert two.seconds["workers"] > 0
+    assert two.summary()["workers"] == 2
+
+
+def test_node_gap_closing_and_fixing_in_the_workers(tree24):
+    X, opt = tree24
+    r = branch_and_price(X, 3, workers=2, cuts=False, close_gap=False, mip_time=0)
+    _valid(r, X, 3)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.node_closings >= r.nodes_enumerated >= 1     # counted in the workers
+
+
+def test_a_dask_cluster_gives_the_same_optimum(tree24):
+    distributed = pytest.importorskip("distributed")
+    X, opt = tree24
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        r = branch_and_price(X, 3, scheduler=client, **TREE_ONLY)
+        again = branch_and_price(X, 3, scheduler=client, node_limit=12, **TREE_ONLY)
+    _valid(r, X, 3)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.workers == 2 and r.nodes > 10
+    assert again.status == "node_limit" and again.nodes <= 12
+    assert again.lower_bound <= opt + 1e-7 <= again.sse + 2e-7
+
+
+@pytest.mark.parametrize("limit", [2, 9, 20])
+def test_the_node_limit_is_honoured(tree24, limit):
+    X, opt = tree24
+    r = branch_and_price(X, 3, workers=2, node_limit=limit, **TREE_ONLY)
+    _valid(r, X, 3)
+    assert r.status == "node_limit"
+    assert r.nodes <= limit and r.open_nodes > 0
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    assert r.closed_by is None and r.gap > 0
+
+
+def test_the_time_limit_is_honoured(census):
+    s = subset(census, 60, "random", 1)
+    r = branch_and_price(s.X, 3, workers=2, time_limit=4.0, **TREE_ONLY)
+    _valid(r, s.X, 3)
+    assert r.status == "time_limit"             # about 500 nodes: not solved in 4 s
+    assert r.lower_bound is not None and r.lower_bound <= r.sse + 1e-9
+    assert r.seconds["total"] < 4.0 + 5.0
+    assert r.open_nodes > 0 and r.gap > 0 and r.nodes > 1
+
+
+def test_ctrl_c_stops_the_workers(tree24, monkeypatch):
+    X, _ = tree24
+    calls = []
+
+    def interrupt(self, result):
+        calls.append(result)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parallel._Coordinator, "merge", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        branch_and_price(X, 3, workers=2, **TREE_ONLY)
+    assert calls
+    assert not [p for p in mp.active_children() if p.is_alive()]
+
+
+def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
+    """A worker tree (built here, in this process) from the snapshot of a run
+    stopped after its root solves a subtree task of the root: 5 nodes, open
+    nodes whose bounds lie between the root's and the optimum."""
+    X, opt = tree24
+    from mipagg.exact.bp import BranchAndPrice
+
+    tree = BranchAndPrice(X, 3, BPSettings(**TREE_ONLY, node_limit=1))
+    assert tree.run().status == "node_limit"
+    snap = parallel.snapshot(tree)
+    assert len(snap.columns) == len(tree.master.columns) and snap.settings.workers == 1
+    task = parallel.SubtreeTask(tree.root_bound, 0, (), (), tree.rounder.best_sse,
+                                tree.rounder.best.labels, None, 5)
+    r = parallel.run_task(snap, task)
+    assert r.counts["nodes"] == 5 and len(r.open) >= 1
+    assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, *_ in r.open)
+    again = parallel.run_task(snap, task)             # the cached worker tree
+    assert again.counts["nodes"] == 5
+
+
+@pytest.mark.parametrize("options,match", [
+    (dict(workers=0), "workers"), (dict(workers=1.5), "workers"),
+    (dict(workers=None), "workers"), (dict(scheduler=""), "scheduler"),
+    (dict(scheduler=3), "scheduler")])
+def test_bad_parallel_options_are_refused(options, match):
+    with pytest.raises(ParameterError, match=match):
+        BPSettings(**options)
+
+
+def test_one_worker_is_the_serial_tree(tree24):
+    X, _ = tree24
+    a = branch_and_price(X, 3, **TREE_ONLY)
+    b = branch_and_price(X, 3, workers=1, **TREE_ONLY)
+    assert (a.nodes, a.sse, a.workers) == (b.nodes, b.sse, 1)
+    assert "workers" not in a.seconds
+    assert np.array_equal(a.partition.labels, b.partition.labels)
+
+
+def test_the_command_line_takes_workers(tmp_path, capsys, tree24):
+    import json
+
+    from mipagg.cli import main
+
+    X, _ = tree24
+    data = tmp_path / "tree24.csv"
+    np.savetxt(data, X, delimiter=",", header=",".join(f"x{j}" for j in range(X.shape[1])),
+               comments="")
+    runs = {}
+    for extra in ([], ["--workers", "2"]):
+        assert main(["run", str(data), "-k", "3", "--method", "bp", "--json", "--quiet",
+                     *extra]) == 0
+        runs[len(extra)] = json.loads(capsys.readouterr().out)
+    assert runs[2]["status"] == runs[0]["status"] == "optimal"
+    assert runs[2]["sse"] == pytest.approx(runs[0]["sse"], rel=1e-9)
+    assert main(["run", str(data), "-k", "3", "--method", "mdav", "--workers", "2"]) == 2
+    assert "does not take --workers" in capsys.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="needs /proc")
+def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path, census):
+    """SIGINT to the whole process group (a terminal's Ctrl-C) once the
+    workers run (Census centroid-3, n = 100, k = 5: a tree of hundreds of
+    nodes with the default options): exit status 130, no worker left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    X = subset(census, 100, "centroid", 3).X
+    data = tmp_path / "big.csv"
+    np.savetxt(data, X, delimiter=",", comments="",
+               header=",".join(f"x{j}" for j in range(X.shape[1])))
+    proc = subprocess.Popen([sys.executable, "-m", "mipagg.cli", "run", str(data), "-k", "5",
+                             "--method", "bp", "--workers", "2", "--quiet"],
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        end = time.time() + 240
+        while len(_children(proc.pid)) < 2 and proc.poll() is None and time.time() < end:
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        if proc.poll() is not None:
+            pytest.skip("the run ended before its tree started")
+        assert len(workers) >= 2
+        time.sleep(1.0)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(30) == 130
+        time.sleep(0.5)
+        assert not [w for w in workers if os.path.exists(f"/proc/{w}")
+                    and open(f"/proc/{w}/stat").read().split()[2] != "Z"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_inside_a_daemonic_process_the_tree_runs_serially(tree24):
+    X, opt = tree24
+    me = mp.current_process()
+    me.daemon = True            # as in a worker of a process pool
+    try:
+        with pytest.warns(RuntimeWarning, match="serially"):
+            r = branch_and_price(X, 3, workers=2, **TREE_ONLY)
+    finally:
+        me.daemon = False
+    assert r.status == "optimal" and r.workers == 1
+    assert r.sse == pytest.approx(opt, abs=1e-7)
