@@ -101,7 +101,15 @@ class _Loadable:
         return cls.from_dict(doc)
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]  # subclasses are dataclasses
+        """The fields as plain values (an object such as a Dask client, given
+        as ``scheduler``, by its address or its ``str``; never deep-copied)."""
+        out = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # subclasses are dataclasses
+            v = getattr(self, f.name)
+            if not isinstance(v, (str, int, float, bool, tuple, list, dict, type(None))):
+                v = str(getattr(getattr(v, "scheduler", None), "address", None) or v)
+            out[f.name] = v
+        return out
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)

@@ -238,3 +238,15 @@ def test_inside_a_daemonic_process_the_tree_runs_serially(tree24):
         me.daemon = False
     assert r.status == "optimal" and r.workers == 1
     assert r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_settings_with_a_client_as_dict_by_address():
+    """BPSettings.as_dict() names a Client by its scheduler's address (no deep copy)."""
+    from distributed import Client, LocalCluster
+
+    from mipagg.exact.settings import BPSettings
+
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        d = BPSettings(scheduler=client).as_dict()
+        assert d["scheduler"] == client.scheduler.address and d["workers"] == 1
