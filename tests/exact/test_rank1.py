@@ -161,3 +161,32 @@ def test_bp_with_rank1_cuts_equals_brute_force(inst):
     if r.root_lp_bound is not None:
         assert r.root_lp_bound <= r.root_cut_bound + 1e-9
         assert r.root_cut_bound <= opt + 1e-7
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_search_collects_every_cluster_below_thresholds_under_dense_rank1_cuts(seed):
+    """Many overlapping cuts with large penalties: the search's per-record
+    share of the cut penalties (its keys) must never exceed what a
+    completion pays, or a cluster below the threshold would be lost."""
+    from mipagg.exact.pricing.search import SearchSpace, search_clusters
+
+    rng = np.random.default_rng(seed)
+    n, eta = 10, int(rng.integers(3, 7))
+    D = squared_distances(rng.normal(size=(n, 2)))
+    lam = rng.uniform(0.5, 3.0, n)
+    cuts = _mixed_cuts(rng, n, 10)
+    mu = rng.uniform(0.5, 3.0, len(cuts))
+    cons = PricingConstraints.build(n, cuts=list(zip(cuts, mu)))
+    space = SearchSpace.build(D, eta)
+    costs = {}
+    for c in itertools.combinations(range(n), eta):
+        w = sum(D[a, b] for a, b in itertools.combinations(c, 2)) / eta
+        costs[c] = w - lam[list(c)].sum() + sum(m * cut_coefficient(rank1(S), c)
+                                                 for S, m in zip(cuts, mu))
+    values = np.sort(np.fromiter(costs.values(), dtype=float))
+    for thr in np.quantile(values, [0.01, 0.05, 0.2, 0.5]):
+        out = search_clusters(space, lam, cons, mode="collect", threshold=float(thr))
+        got = {tuple(c) for c in out.columns.tolist()}
+        assert {c for c, v in costs.items() if v < thr - 1e-9} <= got
+    best = search_clusters(space, lam, cons, mode="best", max_columns=5)
+    assert best.min_rc == pytest.approx(values[0], abs=1e-9)
