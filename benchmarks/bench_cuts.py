@@ -111,7 +111,8 @@ def main(argv=None):
             base_lift = base["cut"] - base["lp"]
             for cfg, r in runs.items():
                 lift = r["cut"] - r["lp"]
-                r["gap_closed"] = 100 * lift / (ub - r["lp"]) if ub > r["lp"] else None
+                open_gap = ub - r["lp"] > 1e-7 * max(1.0, abs(ub))   # else the LP closed it
+                r["gap_closed"] = 100 * lift / (ub - r["lp"]) if open_gap else None
                 r["ub_ref"] = ub
                 ratio = f"{lift / base_lift:.2f}" if base_lift > 1e-9 else "–"
                 closed = "–" if r["gap_closed"] is None else f"{r['gap_closed']:.1f}"
