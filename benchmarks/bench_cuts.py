@@ -14,9 +14,10 @@ subsets (:func:`mipagg.subsets.subset`, criterion "random", index 0;
 ``/work/shared/data/census.csv``, never committed) and
 :func:`mipagg.generators.lognormal` files (11 columns).  Configurations:
 
-* ``sr3``      ``cut_families=("subset_row",)`` (today's default);
-* ``sr3+r1``   ``("subset_row", "rank1")``;
-* ``r1``       ``("rank1",)`` alone.
+* ``sr3``      subset-row cuts (today's default, ``cut_families=("subset_row",)``);
+* ``sr3+r1``   subset-row and rank-1 cuts (:class:`~mipagg.exact.rank1.Rank1Cuts`)
+  every round;
+* ``r1``       rank-1 cuts alone.
 
 Printed per run: root LP bound, bound after cuts, the lift (after − LP),
 cuts, rounds, seconds of the root LP and of the cut rounds, and the share of
@@ -48,21 +49,24 @@ from _env import machine  # noqa: E402
 
 from mipagg.exact.bp import BranchAndPrice  # noqa: E402
 from mipagg.exact.cuts import Rank1Cut  # noqa: E402
+from mipagg.exact.rank1 import Rank1Cuts  # noqa: E402
+from mipagg.exact.rules import SubsetRowCuts  # noqa: E402
 from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-CONFIGS = {"sr3": ("subset_row",), "sr3+r1": ("subset_row", "rank1"), "r1": ("rank1",)}
+CONFIGS = {"sr3": (SubsetRowCuts,), "sr3+r1": (SubsetRowCuts, Rank1Cuts), "r1": (Rank1Cuts,)}
 
 
 def root_with_cuts(X, k, families, *, rounds, tail_off, time_limit):
-    """Root column generation and cut rounds of ``bp`` with ``families``."""
-    st = BPSettings(time_limit=time_limit, threads=1, cut_families=families,
-                    max_cut_rounds=rounds, tail_off=tail_off, close_gap=False, mip_time=0,
-                    dive_time=0)
+    """Root column generation and cut rounds of ``bp`` with the cut family
+    classes ``families`` (the rank-1 family is not registered by name)."""
+    st = BPSettings(time_limit=time_limit, threads=1, max_cut_rounds=rounds,
+                    tail_off=tail_off, close_gap=False, mip_time=0, dive_time=0)
     bp = BranchAndPrice(X, k, st)
+    bp.cut_families = [cls() for cls in families]
     t0 = time.perf_counter()
     bp.root_column_generation()
     bp.cut_rounds()

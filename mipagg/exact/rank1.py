@@ -210,8 +210,11 @@ def separate_rank1(columns, x, n: int, *, sizes=(4, 5), max_cuts: int = 100,
 
 class Rank1Cuts:
     """Rank-1 cuts on four and five rows (Pecin et al. 2017; module
-    docstring): new violated ones only.  Named "rank1" in
-    :data:`~mipagg.exact.rules.CUT_FAMILIES`; meant next to "subset_row"."""
+    docstring): new violated ones only, a
+    :class:`~mipagg.exact.rules.CutFamily` meant next to the subset-row
+    cuts.  Not in :data:`~mipagg.exact.rules.CUT_FAMILIES`: they did not
+    lift the root bound beyond the subset-row cuts (docs/bench/cuts.md); a
+    script may append one to ``BranchAndPrice.cut_families``."""
 
     def __init__(self, sizes=(4, 5)):
         self.sizes = tuple(sizes)

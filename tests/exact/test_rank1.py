@@ -15,12 +15,14 @@ from _strategies import tiny_instances
 from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import DataError
-from mipagg.exact.bp import branch_and_price
+from mipagg.exact.bp import BranchAndPrice
 from mipagg.exact.cuts import Rank1Cut, cut_coefficient, cut_lhs, rank1
 from mipagg.exact.fixing import pair_bounds
 from mipagg.exact.master import MasterProblem, squared_distances
 from mipagg.exact.pricing.constraints import PricingConstraints
-from mipagg.exact.rank1 import PATTERNS, separate_rank1
+from mipagg.exact.rank1 import PATTERNS, Rank1Cuts, separate_rank1
+from mipagg.exact.rules import SubsetRowCuts
+from mipagg.exact.settings import BPSettings
 
 
 def _partitions(items, k):
@@ -153,8 +155,9 @@ def fractional_instances(draw):
 def test_bp_with_rank1_cuts_equals_brute_force(inst):
     X, k = inst
     opt, _ = optimal_partition(X, k)
-    r = branch_and_price(X, k, threads=1, min_violation=0.01,
-                         settings={"cut_families": ["subset_row", "rank1"]})
+    bp = BranchAndPrice(X, k, BPSettings(threads=1, min_violation=0.01))
+    bp.cut_families = [SubsetRowCuts(), Rank1Cuts()]
+    r = bp.run()
     assert r.status == "optimal"
     assert r.sse == pytest.approx(opt, abs=1e-7)
     assert r.lower_bound <= opt + 1e-7
