@@ -17,7 +17,8 @@ subsets (:func:`mipagg.subsets.subset`, criterion "random", index 0;
 * ``sr3``      subset-row cuts (today's default, ``cut_families=("subset_row",)``);
 * ``sr3+r1``   subset-row and rank-1 cuts (:class:`~mipagg.exact.rank1.Rank1Cuts`)
   every round;
-* ``r1``       rank-1 cuts alone.
+* ``r1``       rank-1 cuts alone;
+* ``sr3+r1+m7``  as ``sr3+r1`` plus the 7-row cuts with p = ¼.
 
 Printed per run: root LP bound, bound after cuts, the lift (after − LP),
 cuts, rounds, seconds of the root LP and of the cut rounds, and the share of
@@ -38,6 +39,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +59,8 @@ from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-CONFIGS = {"sr3": (SubsetRowCuts,), "sr3+r1": (SubsetRowCuts, Rank1Cuts), "r1": (Rank1Cuts,)}
+CONFIGS = {"sr3": (SubsetRowCuts,), "sr3+r1": (SubsetRowCuts, Rank1Cuts), "r1": (Rank1Cuts,),
+           "sr3+r1+m7": (SubsetRowCuts, partial(Rank1Cuts, (4, 5, 7)))}
 
 
 def root_with_cuts(X, k, families, *, rounds, tail_off, time_limit):
@@ -109,6 +112,8 @@ def check(X, k, exhaustive_max):
         for a, j in enumerate(fr):
             M[a, [idx[int(v)] for v in cols[j]]] = 1
         for size, (nums, den) in PATTERNS.items():
+            if size > 5:
+                continue
             combs = np.array(list(itertools.combinations(range(len(recs)), size)))
             best = 0.0
             for h in range(size) if nums[0] != nums[-1] else [0]:

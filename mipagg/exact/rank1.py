@@ -39,8 +39,9 @@ from .cuts import Rank1Cut, rank1
 
 __all__ = ["PATTERNS", "separate_rank1", "Rank1Cuts"]
 
-# |S| -> (a_i, heaviest first; d), every one with ⌊Σ a_i/d⌋ = 1
-PATTERNS = {4: ((2, 1, 1, 1), 3), 5: ((1, 1, 1, 1, 1), 3)}
+# |S| -> (a_i, heaviest first; d), every one with ⌊Σ a_i/d⌋ = 1; 7: the next
+# "majority" cut (|S| = 2t − 1, p = 1/t: at most one cluster holds t of S), for large k
+PATTERNS = {4: ((2, 1, 1, 1), 3), 5: ((1, 1, 1, 1, 1), 3), 7: ((1,) * 7, 4)}
 
 
 @njit(cache=True)
