@@ -67,7 +67,11 @@ def _cut_pen(u, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu):
         s = cut_idx[q]
         c = cutcnt[s]
         d = cut_den[s]
-        pen += mu[s] * ((c + cut_num[q]) // d - c // d)
+        if d == 2:                  # subset-row cut (a = 1): a new μ on an odd count
+            if c & 1:
+                pen += mu[s]
+        else:
+            pen += mu[s] * ((c + cut_num[q]) // d - c // d)
     return pen
 
 
@@ -81,6 +85,10 @@ def _cut_key(u, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu):
     for q in range(cut_start[u], cut_start[u + 1]):
         s = cut_idx[q]
         d = cut_den[s]
+        if d == 2:                  # subset-row cut: μ/2 on an odd count
+            if cutcnt[s] & 1:
+                pen += 0.5 * mu[s]
+            continue
         g = d - 1 - cutcnt[s] % d
         if cut_num[q] > g:
             pen += mu[s] * (cut_num[q] - g) / d
