@@ -16,20 +16,74 @@ in the three pair sums but once in the cut.  :func:`separate_subset_rows`
 enumerates, for every record v, the pairs of its neighbours in the support
 graph (z > 0), so every triple with at least two positive pairs — every
 candidate for a violation — is examined; O(Σ_v deg(v)² + Σ_C |C|²).
+
+Every cut of the master is a *rank-1* Chvátal–Gomory cut of the partition
+rows with right-hand side 1 (:class:`Rank1Cut`): rows S, multipliers
+p_i = a_i/d, coefficient ⌊Σ_{i∈S∩C} a_i / d⌋ for a column C and
+⌊Σ_i a_i/d⌋ = 1.  A plain tuple of three records is the subset-row cut
+(a_i = 1, d = 2); :mod:`mipagg.exact.rank1` separates cuts on four and five
+rows (Pecin, Pessoa, Poggi de Aragão & Uchoa 2017).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-__all__ = ["separate_subset_rows", "cut_lhs"]
+from ..errors import DataError
+
+__all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient"]
+
+
+class Rank1Cut(NamedTuple):
+    """A rank-1 cut Σ_C ⌊Σ_{i∈S∩C} a_i/d⌋ x_C ≤ 1: ``rows`` (sorted records),
+    ``nums`` (the a_i, aligned with ``rows``) and ``den`` (d)."""
+
+    rows: tuple
+    nums: tuple
+    den: int
+
+
+def rank1(cut) -> Rank1Cut:
+    """The :class:`Rank1Cut` of ``cut``: a Rank1Cut (rows sorted with their
+    numerators) or a plain record set (the subset-row cut, a_i = 1, d = 2).
+    Raises :class:`~mipagg.errors.DataError` unless the rows are distinct,
+    0 < a_i < d and ⌊Σ a_i/d⌋ = 1 (every cut row has right-hand side 1).
+
+    >>> rank1((5, 2, 7))
+    Rank1Cut(rows=(2, 5, 7), nums=(1, 1, 1), den=2)
+    >>> rank1(Rank1Cut((9, 1, 4, 3), (2, 1, 1, 1), 3))
+    Rank1Cut(rows=(1, 3, 4, 9), nums=(1, 1, 1, 2), den=3)
+    """
+    if isinstance(cut, Rank1Cut):
+        pairs = sorted(zip((int(v) for v in cut.rows), (int(a) for a in cut.nums)))
+        rows, nums, den = tuple(v for v, _ in pairs), tuple(a for _, a in pairs), int(cut.den)
+        if len(cut.rows) != len(cut.nums):
+            raise DataError(f"cut {cut}: one numerator per row expected")
+    else:
+        rows = tuple(sorted(int(v) for v in cut))
+        nums, den = (1,) * len(rows), 2
+    if len(set(rows)) != len(rows) or not all(0 < a < den for a in nums) \
+            or sum(nums) // den != 1:
+        raise DataError(f"cut on rows {rows} with multipliers {nums}/{den} is not a rank-1 "
+                        "cut of right-hand side 1 (distinct rows, 0 < a_i < d, "
+                        "floor(sum a_i / d) = 1)")
+    return Rank1Cut(rows, nums, den)
+
+
+def cut_coefficient(cut: Rank1Cut, cluster) -> int:
+    """⌊Σ_{i∈S∩C} a_i/d⌋: the coefficient of column ``cluster`` in the cut."""
+    members = {int(v) for v in cluster}
+    return sum(a for v, a in zip(cut.rows, cut.nums) if v in members) // cut.den
 
 
 def cut_lhs(columns, x, S) -> float:
-    """Σ_C ⌊|C∩S|/2⌋ x_C: the left-hand side of the cut on rows ``S``."""
-    S = set(int(v) for v in S)
-    return float(sum(xc * (len(S.intersection(c.tolist())) // 2)
+    """Σ_C ⌊Σ_{i∈S∩C} a_i/d⌋ x_C: the left-hand side of the cut ``S`` (a
+    :class:`Rank1Cut` or a record triple, ⌊|C∩S|/2⌋)."""
+    cut = rank1(S)
+    return float(sum(xc * cut_coefficient(cut, c.tolist())
                      for c, xc in zip(columns, x) if xc > 0))
 
 
@@ -128,7 +182,7 @@ def separate_subset_rows(columns, x, n: int, *, max_cuts: int = 100, min_violati
     found: dict[tuple, float] = {}
     for t, v in zip(out[:m].tolist(), out_lhs[:m].tolist()):
         found[tuple(t)] = v
-    have = {tuple(sorted(S)) for S in existing}
+    have = {rank1(S).rows for S in existing if not isinstance(S, Rank1Cut)}
     ranked = sorted((t for t in found if t not in have), key=lambda t: (-found[t], t))
     used = np.zeros(n, dtype=np.int64)
     chosen = []

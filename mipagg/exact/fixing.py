@@ -19,10 +19,11 @@ The least w̄ over clusters holding i and j is itself a pricing problem; what
 is used is the certified bound of the pricing search
 (:mod:`mipagg.exact.pricing.search`) at its node S = {i, j}: for every size η,
 
-    w̄_C ≥ D_ij/η − λ_i − λ_j + Σ_{S∋i,j} μ_S + min_{|T|=η−2} Σ_{t∈T} g_t,
+    w̄_C ≥ D_ij/η − λ_i − λ_j + Σ_{S∋i,j} μ_S ⌊(a_i + a_j)/d_S⌋ + min_{|T|=η−2} Σ_{t∈T} g_t,
     g_t = (D_it + D_jt)/η − λ_t + H[t, η−3]
 
-(H of :func:`~mipagg.exact.pricing._common.half_smallest_sums`: the lightest
+(a_i/d_S the cut's multipliers, ½ for a subset-row cut; H of
+:func:`~mipagg.exact.pricing._common.half_smallest_sums`: the lightest
 edges inside T; the cut penalties of T are ≥ 0 and dropped), minimised over
 η = k..2k−1.  Only *candidate* pairs are examined: each record with its
 ``neighbours`` nearest records (farther pairs are pruned by the pricing's own
@@ -35,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cuts import rank1
 from .pricing import half_smallest_sums
 
 __all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs"]
@@ -101,11 +103,14 @@ def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None) -> np.ndarray:
         for S, m in zip(cuts, np.asarray(mu, dtype=float)):
             if m <= 0:
                 continue
-            S = sorted(int(v) for v in S)
-            for a in range(len(S)):
-                for b in range(a + 1, len(S)):
-                    c = S[a] * n + S[b]
-                    extra[c] = extra.get(c, 0.0) + float(m)
+            cut = rank1(S)          # the pair alone pays ⌊(a_i + a_j)/d⌋ of the cut
+            R, A = cut.rows, cut.nums
+            for a in range(len(R)):
+                for b in range(a + 1, len(R)):
+                    f = (A[a] + A[b]) // cut.den
+                    if f:
+                        c = R[a] * n + R[b]
+                        extra[c] = extra.get(c, 0.0) + float(m) * f
         if extra:
             keys = np.fromiter(extra.keys(), dtype=np.int64, count=len(extra))
             vals = np.fromiter(extra.values(), dtype=float, count=len(extra))

@@ -94,10 +94,11 @@ class MasterProblem:
         self.D = squared_distances(X) if D is None else D
         self.columns: list[np.ndarray] = []
         self.weights: list[float] = []
-        self.cuts: list[tuple[int, ...]] = []
+        self.cuts: list = []        # record triples (subset-row) or Rank1Cut
         self._index: dict[tuple, int] = {}
         self._by_record: list[list[int]] = [[] for _ in range(self.n)]
-        self._cuts_of: list[list[int]] = [[] for _ in range(self.n)]
+        self._cuts_of: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]  # (cut, a_i)
+        self._cut_den: list[int] = []
         h = new_highs(presolve="off")              # keep the basis between solves
         if algorithm == "ipm":
             h.setOptionValue("solver", "ipm")
@@ -130,9 +131,10 @@ class MasterProblem:
     def _cut_coefficients(self, c: np.ndarray) -> dict[int, float]:
         count: dict[int, int] = {}
         for v in c.tolist():
-            for s in self._cuts_of[v]:
-                count[s] = count.get(s, 0) + 1
-        return {s: float(m // 2) for s, m in count.items() if m >= 2}
+            for s, a in self._cuts_of[v]:
+                count[s] = count.get(s, 0) + a
+        return {s: float(m // self._cut_den[s]) for s, m in count.items()
+                if m >= self._cut_den[s]}
 
     def add_columns(self, clusters) -> int:
         """Append the clusters not yet present (with their coefficients in the
@@ -174,25 +176,34 @@ class MasterProblem:
         return len(new)
 
     def add_cuts(self, rowsets) -> int:
-        """Append subset-row cuts Σ_C ⌊|C∩S|/2⌋ x_C ≤ 1 for the record sets
-        ``rowsets`` not yet present; returns how many were added."""
-        present = set(self.cuts)
+        """Append subset-row cuts Σ_C ⌊|C∩S|/2⌋ x_C ≤ 1 for the record
+        triples of ``rowsets`` and rank-1 cuts Σ_C ⌊Σ_{i∈S∩C} a_i/d⌋ x_C ≤ 1
+        for its :class:`~mipagg.exact.cuts.Rank1Cut` entries, those not yet
+        present; returns how many were added."""
+        from .cuts import Rank1Cut, rank1
+
+        present = {rank1(S) for S in self.cuts}
         added = 0
         for S in rowsets:
-            S = tuple(sorted(int(v) for v in S))
-            if S in present or len(S) < 3:
+            if not isinstance(S, Rank1Cut):
+                S = tuple(sorted(int(v) for v in S))
+                if len(S) < 3:
+                    continue
+            cut = rank1(S)
+            if cut in present:
                 continue
-            present.add(S)
+            present.add(cut)
             count: dict[int, int] = {}
-            for v in S:
+            for v, a in zip(cut.rows, cut.nums):
                 for j in self._by_record[v]:
-                    count[j] = count.get(j, 0) + 1
-            cols = sorted(j for j, m in count.items() if m >= 2)
-            vals = [float(count[j] // 2) for j in cols]
+                    count[j] = count.get(j, 0) + a
+            cols = sorted(j for j, m in count.items() if m >= cut.den)
+            vals = [float(count[j] // cut.den) for j in cols]
             s = len(self.cuts)
-            self.cuts.append(S)
-            for v in S:
-                self._cuts_of[v].append(s)
+            self.cuts.append(cut if isinstance(S, Rank1Cut) else S)
+            self._cut_den.append(cut.den)
+            for v, a in zip(cut.rows, cut.nums):
+                self._cuts_of[v].append((s, a))
             self._highs.addRows(1, np.array([-self._inf]), np.array([1.0]), len(cols),
                                 np.zeros(1, dtype=np.int32),
                                 np.asarray(cols, dtype=np.int32) + self._offset,

@@ -14,7 +14,8 @@ Adding a rule is one new file with the class and one line in the registry
 * :class:`NodeSelection` holds the open nodes: ``push``, ``pop``, ``peek``,
   ``__len__``, ``bounds()``.
 * :class:`CutFamily` ``separate(master, solution, n, max_cuts,
-  min_violation)`` returns new cuts (record triples for subset-row cuts).
+  min_violation)`` returns new cuts (record triples for subset-row cuts,
+  :class:`~mipagg.exact.cuts.Rank1Cut` for other rank-1 cuts).
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ constraints of a branch-and-price node and the duals of subset-row cuts.
 
       w̄_C = Σ_{i<j∈C} D_ij/|C| − Σ_{v∈C} λ_v + Σ_S μ_S ⌊|C∩S|/2⌋ .
 
+  A rank-1 cut (:class:`~mipagg.exact.cuts.Rank1Cut`, multipliers a_i/d)
+  charges μ_S ⌊Σ_{i∈S∩C} a_i/d⌋ instead; the kernels count Σ a_i per cut.
+
 Everything is stored as flat integer arrays (CSR) for the compiled kernels.
 
 >>> c = PricingConstraints.build(5, together=[(0, 1)], apart=[(1, 2)],
@@ -27,7 +30,7 @@ Everything is stored as flat integer arrays (CSR) for the compiled kernels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -55,9 +58,11 @@ class PricingConstraints:
     ``comp_of[v]``: component id of record v; ``comp_start``/``comp_members``:
     the records of every component (CSR; singletons included).
     ``apart_start``/``apart_idx``: records that may not share a cluster with v.
-    ``cut_rows``: (m, s) records of each cut (sorted; s = 3 for subset-row
-    cuts), ``mu``: penalty μ ≥ 0 per cut; ``cut_start``/``cut_idx``: the cuts
-    holding each record.  ``feasible`` is False when a together component
+    ``cut_rows``: (m, s) records of each cut (sorted, padded with −1; s = 3
+    for subset-row cuts), ``cut_w`` their numerators a_i (0 for padding),
+    ``cut_den`` the denominator d per cut, ``mu``: penalty μ ≥ 0 per cut;
+    ``cut_start``/``cut_idx``/``cut_num``: the cuts holding each record and
+    its numerator in each.  ``feasible`` is False when a together component
     holds an apart pair (no cluster can satisfy the node).
     """
 
@@ -74,6 +79,9 @@ class PricingConstraints:
     cut_start: np.ndarray
     cut_idx: np.ndarray
     feasible: bool
+    cut_num: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    cut_den: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    cut_w: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
 
     @classmethod
     def build(cls, n: int, *, together=(), apart=(), cuts=()) -> "PricingConstraints":
@@ -104,28 +112,38 @@ class PricingConstraints:
         comp_members = order.astype(np.int64)
         feasible = all(comp_of[a] != comp_of[b] for a, b in apart)
         apart_start, apart_idx = csr(n, apart)
-        rows, mus = [], []
+        from ..cuts import rank1
+
+        specs, mus = [], []
         for r, m in cuts:
-            r = sorted(int(v) for v in r)
-            if len(set(r)) != len(r) or not all(0 <= v < n for v in r):
-                raise DataError(f"cut rows {r} are not distinct records of 0..{n - 1}")
+            try:
+                spec = rank1(r)
+            except DataError:
+                raise DataError(f"cut {r} is not a rank-1 cut of distinct records") from None
+            if not all(0 <= v < n for v in spec.rows):
+                raise DataError(f"cut rows {list(spec.rows)} are not records of 0..{n - 1}")
             if not m >= 0:
                 raise DataError(f"cut penalty must be >= 0, got {m!r}")
-            rows.append(r)
+            specs.append(spec)
             mus.append(float(m))
-        width = max((len(r) for r in rows), default=3)
-        if any(len(r) != width for r in rows):
-            raise DataError("all cuts must have the same number of rows")
-        cut_rows = np.array(rows, dtype=np.int64).reshape(-1, width)
+        width = max((len(c.rows) for c in specs), default=3)
+        cut_rows = np.full((len(specs), width), -1, dtype=np.int64)
+        cut_w = np.zeros((len(specs), width), dtype=np.int64)
+        for s, c in enumerate(specs):
+            cut_rows[s, :len(c.rows)] = c.rows
+            cut_w[s, :len(c.rows)] = c.nums
+        cut_den = np.array([c.den for c in specs], dtype=np.int64)
         mu = np.array(mus, dtype=float)
-        cut_pairs = [(v, s) for s, r in enumerate(rows) for v in r]
-        src = np.array([v for v, _ in cut_pairs], dtype=np.int64)
-        dst = np.array([s for _, s in cut_pairs], dtype=np.int64)
+        cut_pairs = [(v, s, a) for s, c in enumerate(specs) for v, a in zip(c.rows, c.nums)]
+        src = np.array([v for v, _, _ in cut_pairs], dtype=np.int64)
+        dst = np.array([s for _, s, _ in cut_pairs], dtype=np.int64)
+        num = np.array([a for _, _, a in cut_pairs], dtype=np.int64)
         order = np.argsort(src, kind="stable")
         cut_start = np.zeros(n + 1, dtype=np.int64)
         np.add.at(cut_start, src + 1, 1)
         return cls(n, together, apart, comp_of, comp_start, comp_members, apart_start,
-                   apart_idx, cut_rows, mu, np.cumsum(cut_start), dst[order], feasible)
+                   apart_idx, cut_rows, mu, np.cumsum(cut_start), dst[order], feasible,
+                   num[order], cut_den, cut_w)
 
     @classmethod
     def none(cls, n: int) -> "PricingConstraints":
@@ -149,15 +167,17 @@ class PricingConstraints:
         return not any(a in members and b in members for a, b in self.apart)
 
     def coefficients(self, cluster) -> np.ndarray:
-        """⌊|C∩S|/2⌋ for every cut S (the column's entries in the cut rows)."""
+        """⌊Σ_{i∈S∩C} a_i/d⌋ for every cut S (⌊|C∩S|/2⌋ for a subset-row
+        cut): the column's entries in the cut rows."""
         if self.cut_rows.shape[0] == 0:
             return np.zeros(0)
-        members = np.zeros(self.n, dtype=bool)
-        members[np.asarray(cluster, dtype=np.int64)] = True
-        return (members[self.cut_rows].sum(axis=1) // 2).astype(float)
+        members = np.zeros(self.n + 1, dtype=np.int64)   # the last entry: padding (−1)
+        members[np.asarray(cluster, dtype=np.int64)] = 1
+        return ((members[self.cut_rows] * self.cut_w).sum(axis=1) // self.cut_den).astype(float)
 
     def penalty(self, cluster) -> float:
-        """Σ_S μ_S ⌊|C∩S|/2⌋: what the cuts add to the reduced cost of ``cluster``."""
+        """Σ_S μ_S ⌊Σ_{i∈S∩C} a_i/d⌋: what the cuts add to the reduced cost of
+        ``cluster``."""
         if self.cut_rows.shape[0] == 0:
             return 0.0
         return float(self.coefficients(cluster) @ self.mu)

@@ -49,7 +49,8 @@ def greedy_cluster(D, duals, eta, seed_node, available, *, criterion="pseudocode
 
 
 @njit(cache=True, nogil=True)
-def _take(w, D, avail, edge, banned, cutcnt, apart_start, apart_idx, cut_start, cut_idx):
+def _take(w, D, avail, edge, banned, cutcnt, apart_start, apart_idx, cut_start, cut_idx,
+          cut_num):
     """Put record ``w`` into the cluster being grown: mark it used, add its
     distances to ``edge``, ban its apart partners, count it in its cuts."""
     avail[w] = False
@@ -58,12 +59,13 @@ def _take(w, D, avail, edge, banned, cutcnt, apart_start, apart_idx, cut_start, 
     for z in range(apart_start[w], apart_start[w + 1]):
         banned[apart_idx[z]] += 1
     for z in range(cut_start[w], cut_start[w + 1]):
-        cutcnt[cut_idx[z]] += 1
+        cutcnt[cut_idx[z]] += cut_num[z]
 
 
 @njit(cache=True, nogil=True)
 def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, comp_of,
-                    comp_start, comp_members, apart_start, apart_idx, cut_start, cut_idx, mu):
+                    comp_start, comp_members, apart_start, apart_idx, cut_start, cut_idx, mu,
+                    cut_num, cut_den):
     """Compiled SolveHeuristicPricing loop: the same seeds, argmin choices
     (first minimum) and acceptance test as the numpy version, writing the
     accepted clusters (sorted) to ``out``; returns their number.
@@ -110,7 +112,7 @@ def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, co
             continue
         for q in range(size):
             _take(members[q], D, avail, edge, banned, cutcnt, apart_start, apart_idx,
-                  cut_start, cut_idx)
+                  cut_start, cut_idx, cut_num)
         while size < eta and ok:
             w = -1
             best = np.inf
@@ -128,8 +130,9 @@ def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, co
                         continue
                     score = edge[u] / eta - weight * duals[u]
                     for z in range(cut_start[u], cut_start[u + 1]):
-                        if cutcnt[cut_idx[z]] & 1:
-                            score += mu[cut_idx[z]]
+                        s = cut_idx[z]
+                        c = cutcnt[s]
+                        score += mu[s] * ((c + cut_num[z]) // cut_den[s] - c // cut_den[s])
                     if score < best:
                         best = score
                         w = u
@@ -142,7 +145,7 @@ def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, co
                 members[size] = x
                 size += 1
                 _take(x, D, avail, edge, banned, cutcnt, apart_start, apart_idx,
-                      cut_start, cut_idx)
+                      cut_start, cut_idx, cut_num)
         if not ok or size != eta:
             continue
         srt = np.sort(members)
@@ -154,8 +157,8 @@ def _greedy_pricing(D, duals, eta, order, weight, tol, fb_hash, fb_rows, out, co
         for a in range(eta):
             rc -= duals[srt[a]]
         for s in range(mu.size):
-            if cutcnt[s] >= 2:
-                rc += mu[s] * (cutcnt[s] // 2)
+            if cutcnt[s] >= cut_den[s]:
+                rc += mu[s] * (cutcnt[s] // cut_den[s])
         if rc < -tol and not (fb_hash.size > 0 and is_forbidden(srt, fb_hash, fb_rows)):
             out[count, :] = srt
             count += 1
@@ -208,7 +211,8 @@ def heuristic_pricing(D, duals, eta, *, max_columns=10, tol=1e-9, forbidden=None
         out = np.empty((n // eta, eta), dtype=np.int64)
         m = _greedy_pricing(D, duals, eta, order, weight, float(tol), fb_hash, fb_rows, out,
                             cons.comp_of, cons.comp_start, cons.comp_members, cons.apart_start,
-                            cons.apart_idx, cons.cut_start, cons.cut_idx, cons.mu)
+                            cons.apart_idx, cons.cut_start, cons.cut_idx, cons.mu,
+                            cons.cut_num, cons.cut_den)
         for row in out[:m]:
             key = tuple(row.tolist())
             found[key] = reduced_cost(D, duals, key, eta) + cons.penalty(key)

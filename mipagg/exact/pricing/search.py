@@ -7,6 +7,9 @@ Reduced cost (seed 001 formula (10) plus subset-row cut penalties, see
 
     w̄_C = Σ_{i<j∈C} D_ij/η − Σ_{v∈C} λ_v + Σ_S μ_S ⌊|C∩S|/2⌋ .
 
+(a rank-1 cut with multipliers a_i/d charges μ_S ⌊Σ_{i∈S∩C} a_i/d⌋; its
+share in the keys below is :func:`_cut_key`).
+
 A node holds a partial cluster S (|S| = m, r = η − m records still to add)
 and its candidates, sorted by the key
 
@@ -55,21 +58,47 @@ _SLICE = 4_000   # node expansions between two clock checks (~10-50 ms at n = 10
 
 
 @njit(cache=True, nogil=True)
-def _cut_pen(u, cutcnt, cut_start, cut_idx, mu):
-    """Σ μ_S over the cuts S ∋ u whose count in the partial cluster is odd:
+def _cut_pen(u, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu):
+    """Σ_S μ_S (⌊(c_S + a_u)/d_S⌋ − ⌊c_S/d_S⌋) over the cuts S ∋ u, c_S the
+    partial cluster's Σ a_i in S (for a subset-row cut: μ_S when c_S is odd):
     what adding u alone to it would add to the reduced cost."""
     pen = 0.0
     for q in range(cut_start[u], cut_start[u + 1]):
         s = cut_idx[q]
-        if cutcnt[s] & 1:
-            pen += mu[s]
+        c = cutcnt[s]
+        d = cut_den[s]
+        if d == 2:                  # subset-row cut (a = 1): a new μ on an odd count
+            if c & 1:
+                pen += mu[s]
+        else:
+            pen += mu[s] * ((c + cut_num[q]) // d - c // d)
+    return pen
+
+
+@njit(cache=True, nogil=True)
+def _cut_key(u, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu):
+    """Σ_S μ_S max(0, a_u − g_S)/d_S, g_S = d_S − 1 − (c_S mod d_S): a share
+    of the cut penalties per new record that sums, over any set T of new
+    records, to at most what T adds (⌊(c + Σ_T a)/d⌋ − ⌊c/d⌋ ≥ (Σ_T a − g)/d;
+    for a subset-row cut μ/2 when c_S is odd, else 0)."""
+    pen = 0.0
+    for q in range(cut_start[u], cut_start[u + 1]):
+        s = cut_idx[q]
+        d = cut_den[s]
+        if d == 2:                  # subset-row cut: μ/2 on an odd count
+            if cutcnt[s] & 1:
+                pen += 0.5 * mu[s]
+            continue
+        g = d - 1 - cutcnt[s] % d
+        if cut_num[q] > g:
+            pen += mu[s] * (cut_num[q] - g) / d
     return pen
 
 
 @njit(cache=True, nogil=True)
 def _fill(D, lam, H, eta, L, r, src, nsrc, acc_src, grp, ngrp, comp_of, comp_start,
-          comp_members, banned, cutcnt, cut_start, cut_idx, mu, mark, stamp, rc, thr,
-          cand, keys, acc, poslook, ncand, buf_u, buf_k):
+          comp_members, banned, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu, mark, stamp,
+          rc, thr, cand, keys, acc, poslook, ncand, buf_u, buf_k):
     """Candidates of level L from ``src`` (a parent's candidates, minus the
     records ``grp`` just added), with acc[L] = acc_src + Σ_{g∈grp} D[g, ·],
     keys, sorting and truncation at threshold ``thr``."""
@@ -107,11 +136,13 @@ def _fill(D, lam, H, eta, L, r, src, nsrc, acc_src, grp, ngrp, comp_of, comp_sta
         for q in range(ngrp):
             a += D[grp[q], u]
         acc[L, u] = a
-        pen = _cut_pen(u, cutcnt, cut_start, cut_idx, mu)
         if r == 1:
-            buf_k[keep] = a / eta - lam[u] + pen
+            buf_k[keep] = a / eta - lam[u] + _cut_pen(u, cutcnt, cut_start, cut_idx, cut_num,
+                                                      cut_den, mu)
         else:
-            buf_k[keep] = a / eta - lam[u] + H[u, r - 1] + 0.5 * pen
+            buf_k[keep] = a / eta - lam[u] + H[u, r - 1] + _cut_key(u, cutcnt, cut_start,
+                                                                    cut_idx, cut_num,
+                                                                    cut_den, mu)
         buf_u[keep] = u
         keep += 1
     # truncation: a candidate whose key plus the r−1 smallest keys reaches the
@@ -219,18 +250,20 @@ def _record(val, members, m, leaf, fb_hash, fb_rows, mode, fixed_thr, shared_bes
 
 
 @njit(cache=True, nogil=True)
-def _undo(members, lo, hi, cutcnt, cut_start, cut_idx, banned, apart_start, apart_idx):
+def _undo(members, lo, hi, cutcnt, cut_start, cut_idx, cut_num, banned, apart_start,
+          apart_idx):
     for q in range(lo, hi):
         v = members[q]
         for z in range(cut_start[v], cut_start[v + 1]):
-            cutcnt[cut_idx[z]] -= 1
+            cutcnt[cut_idx[z]] -= cut_num[z]
         for z in range(apart_start[v], apart_start[v + 1]):
             banned[apart_idx[z]] -= 1
 
 
 @njit(cache=True, nogil=True)
 def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apart_idx,
-            cut_start, cut_idx, mu, cand, keys, acc, poslook, ncand, pos, rcs, msize, members,
+            cut_start, cut_idx, cut_num, cut_den, mu, cand, keys, acc, poslook, ncand, pos, rcs,
+            msize, members,
             level, cutcnt, banned, mark, stamp, buf_u, buf_k, leaf, root_hi, mode, fixed_thr,
             shared_best, my_best, my_best_members, pool_rc, pool_members, pool_size,
             pool_worst, fb_hash, fb_rows, tol, out, out_count, budget):
@@ -251,8 +284,8 @@ def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apar
         thr = _threshold(mode, fixed_thr, shared_best, pool_size, pool_worst, max_pool, tol)
         if i >= hi or i + r > n_c or (r == 1 and rcs[L] + keys[L, i] >= thr):
             if L > 0:
-                _undo(members, msize[L - 1], msize[L], cutcnt, cut_start, cut_idx, banned,
-                      apart_start, apart_idx)
+                _undo(members, msize[L - 1], msize[L], cutcnt, cut_start, cut_idx, cut_num,
+                      banned, apart_start, apart_idx)
             L -= 1
             continue
         if r == 1:
@@ -270,8 +303,8 @@ def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apar
             window += keys[L, q]
         if rcs[L] + window >= thr:
             if L > 0:
-                _undo(members, msize[L - 1], msize[L], cutcnt, cut_start, cut_idx, banned,
-                      apart_start, apart_idx)
+                _undo(members, msize[L - 1], msize[L], cutcnt, cut_start, cut_idx, cut_num,
+                      banned, apart_start, apart_idx)
             L -= 1
             continue
         pos[L] = i + 1
@@ -300,9 +333,9 @@ def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apar
             for z in range(q):
                 inc += D[grp[z], p]
             val += inc / eta - lam[p]
-            val += _cut_pen(p, cutcnt, cut_start, cut_idx, mu)
+            val += _cut_pen(p, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu)
             for z in range(cut_start[p], cut_start[p + 1]):
-                cutcnt[cut_idx[z]] += 1
+                cutcnt[cut_idx[z]] += cut_num[z]
             for z in range(apart_start[p], apart_start[p + 1]):
                 banned[apart_idx[z]] += 1
             members[m0 + q] = p
@@ -312,22 +345,22 @@ def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apar
                 conflict = True
         r_child = r - ngrp
         if conflict or r_child < 0:
-            _undo(members, m0, m0 + ngrp, cutcnt, cut_start, cut_idx, banned, apart_start,
-                  apart_idx)
+            _undo(members, m0, m0 + ngrp, cutcnt, cut_start, cut_idx, cut_num, banned,
+                  apart_start, apart_idx)
             continue
         if r_child == 0:
             ok = _record(val, members, eta, leaf, fb_hash, fb_rows, mode, fixed_thr,
                          shared_best, my_best, my_best_members, pool_rc, pool_members,
                          pool_size, pool_worst, tol, out, out_count)
-            _undo(members, m0, m0 + ngrp, cutcnt, cut_start, cut_idx, banned, apart_start,
-                  apart_idx)
+            _undo(members, m0, m0 + ngrp, cutcnt, cut_start, cut_idx, cut_num, banned,
+                  apart_start, apart_idx)
             if not ok:
                 level[0] = L
                 return -1
             continue
         _fill(D, lam, H, eta, L + 1, r_child, cand[L, i + 1:n_c], n_c - i - 1, acc[L], grp,
-              ngrp, comp_of, comp_start, comp_members, banned, cutcnt, cut_start, cut_idx, mu,
-              mark, stamp, val, thr, cand, keys, acc, poslook, ncand, buf_u, buf_k)
+              ngrp, comp_of, comp_start, comp_members, banned, cutcnt, cut_start, cut_idx,
+              cut_num, cut_den, mu, mark, stamp, val, thr, cand, keys, acc, poslook, ncand, buf_u, buf_k)
         L += 1
         msize[L] = m0 + ngrp
         rcs[L] = val
@@ -525,7 +558,8 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
             while True:
                 code = _search(D, lam, space.H, eta, cons.comp_of, cons.comp_start,
                                cons.comp_members, cons.apart_start, cons.apart_idx,
-                               cons.cut_start, cons.cut_idx, cons.mu, w.cand, w.keys, w.acc,
+                               cons.cut_start, cons.cut_idx, cons.cut_num, cons.cut_den,
+                               cons.mu, w.cand, w.keys, w.acc,
                                w.poslook, w.ncand, w.pos, w.rcs, w.msize, w.members, w.level,
                                w.cutcnt, w.banned, w.mark, w.stamp, w.buf_u, w.buf_k, w.leaf,
                                hi, 1 if collect else 0, fixed_thr, shared_best, w.my_best,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mipagg.exact.cuts import cut_lhs, separate_subset_rows
+from mipagg.exact.cuts import Rank1Cut, cut_lhs, separate_subset_rows
 from mipagg.exact.master import MasterProblem, cluster_weight, squared_distances
 from mipagg.exact.pricing._common import reduced_cost
 from mipagg.exact.pricing.constraints import PricingConstraints
@@ -19,13 +19,20 @@ from mipagg.exact.pricing.enumeration import enumeration_pricing
 from mipagg.exact.pricing.heuristic import heuristic_pricing
 from mipagg.exact.pricing.rounds import PricingContext, pricing_round
 from mipagg.exact.pricing.search import SearchSpace, search_clusters
+from mipagg.exact.rank1 import PATTERNS
 
 
 def _reduced_cost(D, lam, cuts, c):
-    """w_C − Σλ_v + Σ_S μ_S ⌊|C∩S|/2⌋, computed from scratch."""
+    """w_C − Σλ_v + Σ_S μ_S ⌊Σ_{i∈S∩C} a_i/d⌋ (⌊|C∩S|/2⌋ for a triple),
+    computed from scratch."""
     c = list(c)
     w = sum(D[a, b] for a, b in itertools.combinations(c, 2)) / len(c)
-    pen = sum(mu * (len(set(S) & set(c)) // 2) for S, mu in cuts)
+    pen = 0.0
+    for S, mu in cuts:
+        if isinstance(S, Rank1Cut):
+            pen += mu * (sum(a for v, a in zip(S.rows, S.nums) if v in c) // S.den)
+        else:
+            pen += mu * (len(set(S) & set(c)) // 2)
     return w - lam[c].sum() + pen
 
 
@@ -50,6 +57,11 @@ def node_problem(draw):
     apart = [pairs[i] for i in picks[2:2 + draw(st.integers(0, 2))]]
     cuts = [(tuple(sorted(rng.choice(n, 3, replace=False).tolist())), float(rng.uniform(0, 2)))
             for _ in range(draw(st.integers(0, 3)))]
+    for _ in range(draw(st.integers(0, 3))):       # rank-1 cuts on 4 and 5 rows
+        size = int(rng.choice([s for s in PATTERNS if s <= n]))
+        nums, den = PATTERNS[size]
+        rows = tuple(rng.choice(n, size, replace=False).tolist())
+        cuts.append((Rank1Cut(rows, nums, den), float(rng.uniform(0, 2))))
     return D, lam, eta, together, apart, cuts
 
 

@@ -1,0 +1,196 @@
+"""Rank-1 cuts on four and five rows (mipagg.exact.rank1, Pecin et al. 2017):
+no integer partition violates one (exhaustive), the separator reports true
+left-hand sides, the master's rows, the pricing penalties and the pair-fixing
+bound agree with a computation from scratch, and ``bp`` with the family keeps
+the brute-force optimum with every bound below it."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from _bruteforce import optimal_partition
+from _strategies import tiny_instances
+from hypothesis import given, settings, strategies as st
+
+from mipagg.errors import DataError
+from mipagg.exact.bp import BranchAndPrice
+from mipagg.exact.cuts import Rank1Cut, cut_coefficient, cut_lhs, rank1
+from mipagg.exact.fixing import pair_bounds
+from mipagg.exact.master import MasterProblem, squared_distances
+from mipagg.exact.pricing.constraints import PricingConstraints
+from mipagg.exact.rank1 import PATTERNS, Rank1Cuts, separate_rank1
+from mipagg.exact.rules import SubsetRowCuts
+from mipagg.exact.settings import BPSettings
+
+
+def _partitions(items, k):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for size in range(k, 2 * k):
+        for others in itertools.combinations(rest, size - 1):
+            left = [v for v in rest if v not in others]
+            for tail in _partitions(left, k):
+                yield [(first, *others)] + tail
+
+
+@pytest.mark.parametrize("n,k", [(8, 2), (9, 3)])
+def test_no_partition_violates_a_rank1_cut(n, k):
+    rng = np.random.default_rng(n)
+    cuts = [Rank1Cut(tuple(rng.permutation(n)[:size].tolist()), nums, den)
+            for size, (nums, den) in PATTERNS.items() for _ in range(40)]
+    for part in _partitions(list(range(n)), k):
+        for cut in cuts:
+            assert sum(cut_coefficient(cut, g) for g in part) <= 1
+
+
+def test_rank1_rejects_cuts_without_right_hand_side_one():
+    for bad in (Rank1Cut((0, 1, 2, 3), (1, 1, 1, 1), 2),     # ⌊2⌋ = 2
+                Rank1Cut((0, 1, 1), (1, 1, 1), 2), Rank1Cut((0, 1), (3, 1), 3), (0, 1, 2, 3)):
+        with pytest.raises(DataError):
+            rank1(bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 10))
+def test_separator_reports_true_violated_cuts(seed, n):
+    rng = np.random.default_rng(seed)
+    cols = [np.sort(rng.choice(n, size=int(rng.integers(2, min(6, n) + 1)), replace=False))
+            for _ in range(int(rng.integers(3, 12)))]
+    x = rng.uniform(0, 1, len(cols))
+    cover = np.zeros(n)
+    for c, xc in zip(cols, x):
+        cover[c] += xc
+    x /= max(1.0, cover.max())
+    found = separate_rank1(cols, x, n, min_violation=0.01, max_cuts=1000,
+                           max_per_record=1000)
+    for cut, lhs in found:
+        assert lhs == pytest.approx(cut_lhs(cols, x, cut), abs=1e-9)
+        assert lhs > 1.01
+        assert rank1(cut) == cut
+
+
+def test_the_k_subsets_of_a_group_are_cut():
+    """k = 5: the six 5-subsets of six close records at ⅕ each give every
+    5-row cut on them a left-hand side of 6/5."""
+    cols = [np.array(c) for c in itertools.combinations(range(6), 5)]
+    found = separate_rank1(cols, np.full(6, 0.2), 6, sizes=(5,), min_violation=0.05)
+    assert found and all(v == pytest.approx(1.2) for _, v in found)
+
+
+def _mixed_cuts(rng, n, m=4):
+    cuts = []
+    for _ in range(m):
+        size = int(rng.choice([3] + [s for s in PATTERNS if s <= n]))
+        rows = tuple(rng.choice(n, size, replace=False).tolist())
+        cuts.append(rows if size == 3 else Rank1Cut(rows, *PATTERNS[size]))
+    return cuts
+
+
+def test_master_rows_reduced_costs_and_pricing_penalties_agree():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(9, 2))
+    D = squared_distances(X)
+    mp = MasterProblem(X)
+    cols = [c for s in (3, 4, 5) for c in itertools.combinations(range(9), s)]
+    mp.add_columns(cols[:60])
+    cuts = _mixed_cuts(rng, 9, 6)
+    assert mp.add_cuts(cuts) == len({rank1(c) for c in cuts})
+    assert mp.add_cuts(cuts) == 0                              # present already
+    mp.add_columns(cols[60:])
+    sol = mp.solve()
+    mu = sol.penalties
+    cons = PricingConstraints.build(9, cuts=list(zip(mp.cuts, mu)))
+    rc = mp.reduced_costs(sol.duals, sol.cut_duals)
+    for c, r in zip(mp.columns, rc):
+        coef = [cut_coefficient(rank1(S), c.tolist()) for S in mp.cuts]
+        assert cons.coefficients(c).tolist() == coef
+        w = sum(D[a, b] for a, b in itertools.combinations(c.tolist(), 2)) / c.size
+        assert r == pytest.approx(w - sol.duals[c].sum() + float(np.dot(coef, mu)), abs=1e-9)
+        assert cons.penalty(c) == pytest.approx(float(np.dot(coef, mu)), abs=1e-12)
+    assert rc.min() >= -1e-7
+    for S in mp.cuts:
+        assert cut_lhs(mp.columns, sol.x, S) <= 1 + 1e-7
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiny_instances(max_n=9, max_k=3), st.integers(0, 10_000))
+def test_pair_bound_below_every_cluster_with_rank1_cuts(inst, seed):
+    X, k = inst
+    n = X.shape[0]
+    if n < 5:
+        return
+    D = squared_distances(X)
+    rng = np.random.default_rng(seed)
+    lam = rng.normal(0.5, 1.0, n)
+    cuts = _mixed_cuts(rng, n)
+    mu = rng.uniform(0, 1, len(cuts))
+    pairs = np.array(list(itertools.combinations(range(n), 2)))
+    b = pair_bounds(D, lam, k, pairs, cuts=cuts, mu=mu)
+    for q, (i, j) in enumerate(pairs):
+        least = np.inf
+        others = [v for v in range(n) if v not in (i, j)]
+        for eta in range(k, 2 * k):
+            for T in itertools.combinations(others, eta - 2):
+                C = (i, j, *T)
+                w = sum(D[a, c] for a, c in itertools.combinations(C, 2)) / eta
+                pen = sum(m * cut_coefficient(rank1(S), C) for S, m in zip(cuts, mu))
+                least = min(least, w - lam[list(C)].sum() + pen)
+        assert b[q] <= least + 1e-9
+
+
+@st.composite
+def fractional_instances(draw):
+    """Continuous data (fractional master LPs are common), n 6..11, k 2..3."""
+    n = draw(st.integers(6, 11))
+    k = draw(st.integers(2, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
+    return rng.normal(size=(n, draw(st.integers(1, 3)))), k
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.one_of(fractional_instances(), tiny_instances(min_n=5, max_n=10, max_k=3)))
+def test_bp_with_rank1_cuts_equals_brute_force(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    bp = BranchAndPrice(X, k, BPSettings(threads=1, min_violation=0.01))
+    bp.cut_families = [SubsetRowCuts(), Rank1Cuts()]
+    r = bp.run()
+    assert r.status == "optimal"
+    assert r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.lower_bound <= opt + 1e-7
+    if r.root_lp_bound is not None:
+        assert r.root_lp_bound <= r.root_cut_bound + 1e-9
+        assert r.root_cut_bound <= opt + 1e-7
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_search_collects_every_cluster_below_thresholds_under_dense_rank1_cuts(seed):
+    """Many overlapping cuts with large penalties: the search's per-record
+    share of the cut penalties (its keys) must never exceed what a
+    completion pays, or a cluster below the threshold would be lost."""
+    from mipagg.exact.pricing.search import SearchSpace, search_clusters
+
+    rng = np.random.default_rng(seed)
+    n, eta = 10, int(rng.integers(3, 7))
+    D = squared_distances(rng.normal(size=(n, 2)))
+    lam = rng.uniform(0.5, 3.0, n)
+    cuts = _mixed_cuts(rng, n, 10)
+    mu = rng.uniform(0.5, 3.0, len(cuts))
+    cons = PricingConstraints.build(n, cuts=list(zip(cuts, mu)))
+    space = SearchSpace.build(D, eta)
+    costs = {}
+    for c in itertools.combinations(range(n), eta):
+        w = sum(D[a, b] for a, b in itertools.combinations(c, 2)) / eta
+        costs[c] = w - lam[list(c)].sum() + sum(m * cut_coefficient(rank1(S), c)
+                                                 for S, m in zip(cuts, mu))
+    values = np.sort(np.fromiter(costs.values(), dtype=float))
+    for thr in np.quantile(values, [0.01, 0.05, 0.2, 0.5]):
+        out = search_clusters(space, lam, cons, mode="collect", threshold=float(thr))
+        got = {tuple(c) for c in out.columns.tolist()}
+        assert {c for c, v in costs.items() if v < thr - 1e-9} <= got
+    best = search_clusters(space, lam, cons, mode="best", max_columns=5)
+    assert best.min_rc == pytest.approx(values[0], abs=1e-9)
