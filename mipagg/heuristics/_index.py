@@ -176,17 +176,32 @@ def build_tree(X, leaf_size):
     off = np.zeros(nn)  # distance from a node's ball centre to its parent's
     for u in range(1, nn):
         off[u] = np.sqrt(_sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
+    # the records in tree order (leaves read contiguous memory), their remaining
+    # flags in that order and the position of each row in it
+    Xp = np.empty((n, p))
+    tpos = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        Xp[t] = X[perm[t]]
+        tpos[perm[t]] = t
+    talive = np.ones(n, dtype=np.bool_)
+    cen = cen[:nn].copy()
+    cc = cen - c0  # ball centres relative to c0, and their squared norms
+    L2 = np.empty(nn)
+    for v in range(nn):
+        L2[v] = _sqdist_pts(cen[v], c0)
     return (perm, start[:nn].copy(), end[:nn].copy(), left[:nn].copy(), right[:nn].copy(),
-            parent[:nn].copy(), leaf_of, lo[:nn].copy(), hi[:nn].copy(), cen[:nn].copy(),
-            rad[:nn].copy(), off, cnt[:nn].copy(), maxn2, c0)
+            parent[:nn].copy(), leaf_of, lo[:nn].copy(), hi[:nn].copy(), cen,
+            rad[:nn].copy(), off, cnt[:nn].copy(), maxn2, c0, Xp, talive, tpos, cc, L2)
 
 
 @njit(cache=True)
 def tree_remove(T, X, alive, i):
     """Remove record ``i`` (already marked dead in ``alive``): counts, then the
     boxes and balls of its leaf and of the ancestors whose bounds change."""
-    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt, maxn2, c0 = T
+    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt, maxn2, c0 = T[:15]
+    Xp, talive = T[15], T[16]
     p = X.shape[1]
+    talive[T[17][i]] = False
     v = leaf_of[i]
     u = v
     while u >= 0:
@@ -199,14 +214,13 @@ def tree_remove(T, X, alive, i):
         r2 = 0.0
         mx = 0.0
         for t in range(start[v], end[v]):
-            w = perm[t]
-            if alive[w]:
-                mx = max(mx, sqdist_row(X, w, c0))
+            if talive[t]:
+                mx = max(mx, sqdist_row(Xp, t, c0))
                 for j in range(p):
-                    x = X[w, j]
+                    x = Xp[t, j]
                     lo[v, j] = min(lo[v, j], x)
                     hi[v, j] = max(hi[v, j], x)
-                d = sqdist_row(X, w, cen[v])
+                d = sqdist_row(Xp, t, cen[v])
                 r2 = max(r2, d)
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
@@ -246,15 +260,26 @@ def tree_remove(T, X, alive, i):
 
 
 @njit(cache=True, inline="always")
-def _upper(T, v, q, w, qn):
+def _upper(T, v, q, w, qn, best):
     """An upper bound on the computed distance from ``q`` to any record of node
-    v: the least of the box bound (exact by monotonicity of rounding), the ball
-    bound and the norm bound ‖x−c₀‖² + ‖q−c₀‖² − 2·min over the box of
-    (x−c₀)·(q−c₀) (``w`` = q − c₀, ``qn`` = ‖w‖²; tight in high dimension,
-    where box corners lie far beyond the records)."""
-    lo, hi, cen, rad, maxn2, c0 = T[7], T[8], T[9], T[10], T[13], T[14]
+    v (``w`` = q − c₀, ``qn`` ≥ ‖w‖²), the least of
+
+    * the box bound (exact by monotonicity of rounding);
+    * the norm bound ‖x−c₀‖² + ‖w‖² − 2·min (x−c₀)·w, the minimum bounded
+      below over the box and over the node's ball (tight in high dimension,
+      where box corners lie far beyond the records);
+    * the farthest point from q of the intersection of the node's ball
+      B(cen, rad) and of the ball B(c₀, R) holding its records (R² = the
+      largest ‖x−c₀‖²): the far point of either ball if it lies in the other,
+      else a point of the circle where the two spheres meet;
+
+    the last two with a relative margin far above their rounding error.  It
+    returns as soon as a bound falls below ``best``."""
+    lo, hi, cen, rad, maxn2, c0, cc, L2 = T[7], T[8], T[9], T[10], T[13], T[14], T[18], T[19]
     s = 0.0
     lin = 0.0
+    cw = 0.0
+    qc2 = 0.0
     for j in range(q.shape[0]):
         a = q[j] - lo[v, j]
         b = hi[v, j] - q[j]
@@ -263,12 +288,43 @@ def _upper(T, v, q, w, qn):
         la = (lo[v, j] - c0[j]) * w[j]
         lb = (hi[v, j] - c0[j]) * w[j]
         lin += min(lb, la)
-    c = np.sqrt(_sqdist_pts(q, cen[v])) + rad[v]
-    c = c * c * (1.0 + BALL_MARGIN)
-    s = min(s, c)
+        cw += cc[v, j] * w[j]
+        e = q[j] - cen[v, j]
+        qc2 += e * e
+    r = rad[v]
+    wn = np.sqrt(qn)
+    lin = max(lin, cw - r * wn * (1.0 + BALL_MARGIN) - BALL_MARGIN * np.sqrt(L2[v] * qn))
     nb = maxn2[v] + qn - 2.0 * lin
     nb += BALL_MARGIN * (maxn2[v] + qn + 2.0 * abs(lin)) + 1e-300
-    return min(nb, s)
+    qc = np.sqrt(qc2)
+    c = (qc + r) * (qc + r) * (1.0 + BALL_MARGIN)
+    u = min(nb, min(s, c))
+    if u < best:
+        return u
+    # the intersection of the two balls (scalars only: cw = (cen − c0)·w)
+    R2 = maxn2[v] * (1.0 + BALL_MARGIN)
+    R = np.sqrt(R2)
+    Ln2 = L2[v]
+    Ln = np.sqrt(Ln2)
+    scale = (wn + R) * (wn + R)
+    if Ln <= 1e-4 * (R + r) or qc <= 1e-4 * scale ** 0.5 or wn <= 1e-4 * scale ** 0.5:
+        return u
+    # is the far point of B(cen, r) from q inside B(c0, R), and vice versa?
+    val = 0.0
+    if Ln2 + r * r + 2.0 * (r / qc) * (Ln2 - cw) <= R2 * (1.0 + 1e-8):
+        val = (qc + r) * (qc + r)
+    if Ln2 + R2 + 2.0 * (R / wn) * cw <= r * r * (1.0 + 1e-8):
+        val = max(val, (wn + R) * (wn + R))
+    t = (Ln2 + R2 - r * r) / (2.0 * Ln)
+    h2 = R2 - t * t
+    if h2 > 0.0:
+        h = np.sqrt(h2)
+        a = cw / Ln - t
+        b = np.sqrt(max(qn - (cw / Ln) ** 2, 0.0) + 1e-13 * qn)
+        val = max(val, a * a + (b + h) * (b + h))
+    else:
+        return u
+    return min(u, val * (1.0 + 1e-9) + 1e-8 * scale)
 
 
 @njit(cache=True, inline="always")
@@ -296,7 +352,7 @@ def tree_farthest(T, X, alive, q):
     """The remaining record farthest from point ``q`` (lowest index on ties):
     ``argmax`` of the reference over the remaining rows in ascending order."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
-    right, cnt = T[4], T[12]
+    right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     best = -1.0
@@ -313,16 +369,16 @@ def tree_farthest(T, X, alive, q):
             continue
         if left[v] < 0:
             for t in range(start[v], end[v]):
-                i = perm[t]
-                if alive[i]:
-                    d = sqdist_row(X, i, q)
+                if talive[t]:
+                    d = sqdist_row(Xp, t, q)
+                    i = perm[t]
                     if d > best or (d == best and i < arg):
                         best = d
                         arg = i
             continue
         a, b = left[v], right[v]
-        ua = _upper(T, a, q, w, qn) if cnt[a] > 0 else -1.0
-        ub = _upper(T, b, q, w, qn) if cnt[b] > 0 else -1.0
+        ua = _upper(T, a, q, w, qn, best) if cnt[a] > 0 else -1.0
+        ub = _upper(T, b, q, w, qn, best) if cnt[b] > 0 else -1.0
         if ua > ub:  # push the more promising child last
             a, b, ua, ub = b, a, ub, ua
         if ua >= best and ua >= 0:
@@ -341,7 +397,7 @@ def tree_nearest(T, X, alive, q, m):
     """The ``m`` remaining records nearest to ``q`` in increasing (distance,
     index) order: the stable-sort selection of ``_common.nearest``."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
-    right, cnt = T[4], T[12]
+    right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     bd = np.empty(m)
     bi = np.empty(m, dtype=np.int64)
     c = 0
@@ -357,10 +413,10 @@ def tree_nearest(T, X, alive, q, m):
             continue
         if left[v] < 0:
             for t in range(start[v], end[v]):
-                i = perm[t]
-                if not alive[i]:
+                if not talive[t]:
                     continue
-                d = sqdist_row(X, i, q)
+                d = sqdist_row(Xp, t, q)
+                i = perm[t]
                 if c < m:
                     j = c
                     c += 1
