@@ -60,6 +60,32 @@ def sqdist_row(X, i, q):
 
 
 @njit(cache=True, inline="always")
+def sqdist_col(XT, t, q):
+    """The same loop for column ``t`` of the transposed records ``XT``."""
+    s = 0.0
+    for j in range(XT.shape[0]):
+        d = XT[j, t] - q[j]
+        s += d * d
+    return s
+
+
+@njit(cache=True, inline="always")
+def _leaf_sqdist(XT, a, b, q, buf):
+    """``buf[:b−a]`` = the distances of columns a..b−1 of ``XT`` to ``q``, each
+    summed over the coordinates in order like :func:`sqdist_row` (the same
+    numbers), one coordinate at a time over the leaf (vectorizes)."""
+    nl = b - a
+    for t in range(nl):
+        buf[t] = 0.0
+    for j in range(XT.shape[0]):
+        qj = q[j]
+        row = XT[j, a:b]
+        for t in range(nl):
+            d = row[t] - qj
+            buf[t] += d * d
+
+
+@njit(cache=True, inline="always")
 def _sqdist_pts(a, b):
     s = 0.0
     for j in range(a.shape[0]):
@@ -98,25 +124,79 @@ def _select(X, perm, lo, hi, kth, dim):
 
 
 @njit(cache=True)
+def _count_nodes(n, leaf_size):
+    """The number of nodes of the tree over n records (median splits)."""
+    sizes = np.empty(STACK, dtype=np.int64)
+    sizes[0] = n
+    top = 1
+    nn = 0
+    while top > 0:
+        top -= 1
+        m = sizes[top]
+        nn += 1
+        if m > leaf_size:
+            sizes[top] = m // 2
+            sizes[top + 1] = m - m // 2
+            top += 2
+    return nn
+
+
+@njit(cache=True)
 def build_tree(X, leaf_size):
     """The k-d tree over all rows of ``X`` (every record remaining)."""
     n, p = X.shape
-    maxn = 4 * (n // max(1, leaf_size // 2) + 1) + 4
-    start = np.zeros(maxn, dtype=np.int64)
-    end = np.zeros(maxn, dtype=np.int64)
-    left = np.full(maxn, -1, dtype=np.int64)
-    right = np.full(maxn, -1, dtype=np.int64)
-    parent = np.full(maxn, -1, dtype=np.int64)
-    lo = np.zeros((maxn, p))
-    hi = np.zeros((maxn, p))
-    cen = np.zeros((maxn, p))
-    rad = np.zeros(maxn)
-    cnt = np.zeros(maxn, dtype=np.int64)
-    perm = np.arange(n)
-    leaf_of = np.zeros(n, dtype=np.int64)
-    todo = np.empty(maxn, dtype=np.int64)
+    leaf_size = max(1, leaf_size)
+    nn = _count_nodes(n, leaf_size)
+    # the bounds of a node side by side in memory (siblings are adjacent too):
+    # box lo, hi, ball centre, centre − c0, radius, max ‖x − c0‖², ‖centre − c0‖²
+    NB = np.zeros((nn, 4 * p + 3))
+    T = (np.arange(n), np.zeros(nn, dtype=np.int64), np.zeros(nn, dtype=np.int64),
+         np.full(nn, -1, dtype=np.int64), np.full(nn, -1, dtype=np.int64),
+         np.full(nn, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
+         NB[:, :p], NB[:, p:2 * p], NB[:, 2 * p:3 * p], NB[:, 4 * p], np.zeros(nn),
+         np.zeros(nn, dtype=np.int64), NB[:, 4 * p + 1], np.zeros(p),
+         np.empty((p, n)), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.int64),
+         NB[:, 3 * p:4 * p], NB[:, 4 * p + 2], leaf_size, np.full(1, n))
+    _fill(T, X, np.arange(n))
+    return T
+
+
+@njit(cache=True)
+def rebuild(T, X, alive):
+    """Rebuild the tree in place over the remaining records only (fresh, tight
+    balls and a balanced split of what is left); the same answers."""
+    rows = np.flatnonzero(alive)
+    if rows.size > 0 and _count_nodes(rows.size, T[20]) <= T[1].shape[0]:
+        _fill(T, X, rows)
+        T[21][0] = rows.size
+
+
+REBUILD = 0.8  # rebuild the tree when this fraction of its records remain
+
+
+@njit(cache=True)
+def maybe_rebuild(T, X, alive, m):
+    """:func:`rebuild` once only ``REBUILD`` of the records it was built on remain."""
+    if m <= REBUILD * T[21][0] and m >= 16:
+        rebuild(T, X, alive)
+
+
+@njit(cache=True)
+def _fill(T, X, rows):
+    """Build the tree of ``T`` over the records ``rows`` (ascending)."""
+    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt = T[:13]
+    maxn2, c0, Xp, talive, tpos, cc, L2, leaf_size = T[13:21]
+    m = rows.shape[0]
+    p = X.shape[1]
+    perm[:m] = rows
+    left[:] = -1
+    right[:] = -1
+    parent[:] = -1
+    cnt[:] = 0
+    start[0] = 0
+    end[0] = m
+    todo = np.empty(STACK, dtype=np.int64)
     nn = 1
-    end[0] = n
     top = 1
     todo[0] = 0
     while top > 0:
@@ -127,6 +207,7 @@ def build_tree(X, leaf_size):
         for j in range(p):
             lo[v, j] = np.inf
             hi[v, j] = -np.inf
+            cen[v, j] = 0.0
         for t in range(a, b):
             i = perm[t]
             for j in range(p):
@@ -140,7 +221,7 @@ def build_tree(X, leaf_size):
         for t in range(a, b):
             d = sqdist_row(X, perm[t], cen[v])
             r2 = max(r2, d)
-        rad[v] = np.sqrt(r2)
+        rad[v] = np.sqrt(r2) * (1.0 + BALL_MARGIN)
         if b - a <= leaf_size:
             for t in range(a, b):
                 leaf_of[perm[t]] = v
@@ -165,33 +246,28 @@ def build_tree(X, leaf_size):
                 right[v] = u
             todo[top] = u
             top += 1
-    c0 = cen[0].copy()  # centroid of all records: reference point of the norm bounds
-    maxn2 = np.zeros(nn)  # max squared distance to c0 over a node's remaining records
+    c0[:] = cen[0]  # centroid of the records: reference point of the norm bounds
     for v in range(nn):
+        maxn2[v] = 0.0
         if left[v] < 0:
             for t in range(start[v], end[v]):
                 maxn2[v] = max(maxn2[v], sqdist_row(X, perm[t], c0))
     for v in range(nn - 1, 0, -1):  # children are numbered after their parent
         maxn2[parent[v]] = max(maxn2[parent[v]], maxn2[v])
-    off = np.zeros(nn)  # distance from a node's ball centre to its parent's
-    for u in range(1, nn):
+    for u in range(1, nn):  # distance from a node's ball centre to its parent's
         off[u] = np.sqrt(_sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
-    # the records in tree order (leaves read contiguous memory), their remaining
-    # flags in that order and the position of each row in it
-    Xp = np.empty((n, p))
-    tpos = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        Xp[t] = X[perm[t]]
-        tpos[perm[t]] = t
-    talive = np.ones(n, dtype=np.bool_)
-    cen = cen[:nn].copy()
-    cc = cen - c0  # ball centres relative to c0, and their squared norms
-    L2 = np.empty(nn)
     for v in range(nn):
+        for j in range(p):
+            cc[v, j] = cen[v, j] - c0[j]
         L2[v] = _sqdist_pts(cen[v], c0)
-    return (perm, start[:nn].copy(), end[:nn].copy(), left[:nn].copy(), right[:nn].copy(),
-            parent[:nn].copy(), leaf_of, lo[:nn].copy(), hi[:nn].copy(), cen,
-            rad[:nn].copy(), off, cnt[:nn].copy(), maxn2, c0, Xp, talive, tpos, cc, L2)
+    # the records in tree order, transposed (a leaf's coordinate j is
+    # contiguous), their remaining flags in that order and each row's position
+    for t in range(m):
+        for j in range(p):
+            Xp[j, t] = X[perm[t], j]
+        tpos[perm[t]] = t
+        talive[t] = True
+    talive[m:] = False
 
 
 @njit(cache=True)
@@ -215,12 +291,12 @@ def tree_remove(T, X, alive, i):
         mx = 0.0
         for t in range(start[v], end[v]):
             if talive[t]:
-                mx = max(mx, sqdist_row(Xp, t, c0))
+                mx = max(mx, sqdist_col(Xp, t, c0))
                 for j in range(p):
-                    x = Xp[t, j]
+                    x = Xp[j, t]
                     lo[v, j] = min(lo[v, j], x)
                     hi[v, j] = max(hi[v, j], x)
-                d = sqdist_row(Xp, t, cen[v])
+                d = sqdist_col(Xp, t, cen[v])
                 r2 = max(r2, d)
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
@@ -348,29 +424,31 @@ def _lower(T, v, q):
 
 
 @njit(cache=True)
-def tree_farthest(T, X, alive, q):
-    """The remaining record farthest from point ``q`` (lowest index on ties):
-    ``argmax`` of the reference over the remaining rows in ascending order."""
+def _farthest_below(T, q, w, qn, roots, rb, nr, best, arg):
+    """Depth-first search for the record farthest from ``q`` under the nodes
+    ``roots[:nr]`` (upper bounds ``rb``), from a lower bound ``best`` reached
+    by record ``arg`` (−1: none): (best, arg), ties to the lowest index."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
     right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
-    best = -1.0
-    arg = -1
-    w = q - T[14]
-    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
-    nodes[0] = 0
-    bounds[0] = np.inf
-    sp = 1
+    buf = np.empty(T[20])
+    sp = 0
+    for t in range(nr - 1, -1, -1):  # the first root is searched first
+        nodes[sp] = roots[t]
+        bounds[sp] = rb[t]
+        sp += 1
     while sp > 0:
         sp -= 1
         v = nodes[sp]
         if bounds[sp] < best or cnt[v] == 0:
             continue
         if left[v] < 0:
-            for t in range(start[v], end[v]):
+            a = start[v]
+            _leaf_sqdist(Xp, a, end[v], q, buf)
+            for t in range(a, end[v]):
                 if talive[t]:
-                    d = sqdist_row(Xp, t, q)
+                    d = buf[t - a]
                     i = perm[t]
                     if d > best or (d == best and i < arg):
                         best = d
@@ -389,7 +467,18 @@ def tree_farthest(T, X, alive, q):
             nodes[sp] = b
             bounds[sp] = ub
             sp += 1
-    return arg
+    return best, arg
+
+
+@njit(cache=True)
+def tree_farthest(T, X, alive, q):
+    """The remaining record farthest from point ``q`` (lowest index on ties):
+    ``argmax`` of the reference over the remaining rows in ascending order."""
+    w = q - T[14]
+    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+    roots = np.zeros(1, dtype=np.int64)
+    rb = np.full(1, np.inf)
+    return _farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1)[1]
 
 
 @njit(cache=True)
@@ -401,6 +490,7 @@ def tree_nearest(T, X, alive, q, m):
     bd = np.empty(m)
     bi = np.empty(m, dtype=np.int64)
     c = 0
+    buf = np.empty(T[20])
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     nodes[0] = 0
@@ -412,10 +502,12 @@ def tree_nearest(T, X, alive, q, m):
         if cnt[v] == 0 or (c == m and bounds[sp] > bd[m - 1]):
             continue
         if left[v] < 0:
-            for t in range(start[v], end[v]):
+            a = start[v]
+            _leaf_sqdist(Xp, a, end[v], q, buf)
+            for t in range(a, end[v]):
                 if not talive[t]:
                     continue
-                d = sqdist_row(Xp, t, q)
+                d = buf[t - a]
                 i = perm[t]
                 if c < m:
                     j = c
@@ -625,6 +717,12 @@ def take_group(T, C, X, alive, center, k, out, pos, center_first):
     (duplicate rows at distance 0) — or always first (``center_first``,
     ``fixed._group_around``)."""
     idx = tree_nearest(T, X, alive, X[center], k)
+    return take_nearest(T, C, X, alive, center, idx, k, out, pos, center_first)
+
+
+@njit(cache=True)
+def take_nearest(T, C, X, alive, center, idx, k, out, pos, center_first):
+    """:func:`take_group` with ``idx`` = the k nearest of ``center``, found."""
     has = False
     for i in idx:
         if i == center:
@@ -679,6 +777,7 @@ def centre_groups(X, k, pairs, stop, center_first, T, C, alive, out, sizes, st, 
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= stop and steps < budget:
+        maybe_rebuild(T, X, alive, m)
         r = farthest_from_centroid(C, X, alive, m)
         if pairs:
             s = tree_farthest(T, X, alive, X[r])
@@ -723,5 +822,6 @@ def npn_path(X, start):
         alive[cur] = False
         tree_remove(T, X, alive, cur)
         if t < n - 1:
+            maybe_rebuild(T, X, alive, n - 1 - t)
             cur = tree_nearest(T, X, alive, X[cur], 1)[0]
     return order

@@ -46,6 +46,7 @@ def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget):
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= 3 * k and steps < budget:
+        ix.maybe_rebuild(T, X, alive, m)
         r = ix.farthest_from_centroid(C, X, alive, m)
         s = ix.tree_farthest(T, X, alive, X[r])
         pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)

@@ -106,18 +106,21 @@ def query_data(draw):
     order = rng.permutation(n)
     removed = order[: draw(st.integers(0, n - 1))]
     m = draw(st.integers(1, n))
-    return np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16))
+    return (np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16)),
+            draw(st.integers(0, len(removed))))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query_data())
 def test_queries_equal_reference(data):
-    X, removed, q, m, leaf = data
+    X, removed, q, m, leaf, cut = data
     n = X.shape[0]
     T = ix.build_tree(X, leaf)
     C = ix.centroid_state(X)
     alive = np.ones(n, dtype=np.bool_)
-    for i in removed:
+    for t, i in enumerate(removed):
+        if t == cut and t > 0:  # the tree rebuilt over the records left, then more removals
+            ix.rebuild(T, X, alive)
         ix.remove(T, C, X, alive, i)
     rows = np.flatnonzero(alive)
     m = min(m, rows.size)
