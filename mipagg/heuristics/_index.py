@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-LEAF_SIZE = 16
+LEAF_SIZE = 64
 U = 2.0 ** -53          # unit roundoff of float64
 BALL_MARGIN = 1e-10     # relative safety margin of the ball bounds
 STACK = 4096            # depth-first stack (tree depth is about log2(n / LEAF_SIZE))
@@ -404,9 +404,12 @@ def _upper(T, v, q, w, qn, best):
 
 
 @njit(cache=True, inline="always")
-def _lower(T, v, q):
-    """A lower bound on the computed distance from ``q`` to any record of node v."""
-    lo, hi, cen, rad = T[7], T[8], T[9], T[10]
+def _lower(T, v, q, wlo):
+    """A lower bound on the computed distance from ``q`` to any record of node
+    v: the largest of the box bound, the ball bound and the norm bound
+    (‖q − c₀‖ − R)², R² = the node's largest ‖x − c₀‖² (``wlo`` ≤ ‖q − c₀‖;
+    strong for the records on the rim, which MDAV's queries are)."""
+    lo, hi, cen, rad, maxn2 = T[7], T[8], T[9], T[10], T[13]
     s = 0.0
     for j in range(q.shape[0]):
         if q[j] < lo[v, j]:
@@ -415,6 +418,11 @@ def _lower(T, v, q):
         elif q[j] > hi[v, j]:
             g = q[j] - hi[v, j]
             s += g * g
+    R = np.sqrt(maxn2[v]) * (1.0 + BALL_MARGIN)
+    if wlo > R:
+        nb = (wlo - R) * (wlo - R) * (1.0 - 1e-9)
+        if nb > s:
+            s = nb
     c = np.sqrt(_sqdist_pts(q, cen[v])) - rad[v]
     if c > 0:
         c = c * c * (1.0 - BALL_MARGIN)
@@ -491,6 +499,7 @@ def tree_nearest(T, X, alive, q, m):
     bi = np.empty(m, dtype=np.int64)
     c = 0
     buf = np.empty(T[20])
+    wlo = np.sqrt(_sqdist_pts(q, T[14])) * (1.0 - BALL_MARGIN)
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     nodes[0] = 0
@@ -524,8 +533,8 @@ def tree_nearest(T, X, alive, q, m):
                 bi[j] = i
             continue
         a, b = left[v], right[v]
-        la = _lower(T, a, q) if cnt[a] > 0 else np.inf
-        lb = _lower(T, b, q) if cnt[b] > 0 else np.inf
+        la = _lower(T, a, q, wlo) if cnt[a] > 0 else np.inf
+        lb = _lower(T, b, q, wlo) if cnt[b] > 0 else np.inf
         if la < lb:  # push the nearer child last
             a, b, la, lb = b, a, lb, la
         if la < np.inf:
