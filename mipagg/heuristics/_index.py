@@ -490,6 +490,23 @@ def tree_farthest(T, X, alive, q):
 
 
 @njit(cache=True)
+def farthest_each(T, X, alive, rows, far, fd):
+    """``far[i]``, ``fd[i]`` = :func:`tree_farthest` of record i and its
+    squared distance (the loop of ``_common.sqdist_to``), for i in ``rows``."""
+    for i in rows:
+        j = tree_farthest(T, X, alive, X[i])
+        far[i] = j
+        fd[i] = sqdist_row(X, j, X[i])
+
+
+@njit(cache=True)
+def remove_rows(T, X, alive, rows):
+    """:func:`tree_remove` of ``rows`` (already marked dead in ``alive``)."""
+    for i in rows:
+        tree_remove(T, X, alive, i)
+
+
+@njit(cache=True)
 def tree_nearest(T, X, alive, q, m):
     """The ``m`` remaining records nearest to ``q`` in increasing (distance,
     index) order: the stable-sort selection of ``_common.nearest``."""
