@@ -8,10 +8,18 @@ records, so a run costs O(n²/k) distance computations.  The compiled
 structures here answer the same questions with the **same answers, ties
 included**, in far fewer:
 
-* a k-d tree over all records (median split on the widest coordinate), whose
-  nodes keep, over their *remaining* records, a count, a tight bounding box
-  and a bounding ball around a fixed centre; removing a record updates the
-  leaf and its ancestors (O(p · depth));
+* a k-d tree over all records (median split on the widest coordinate, leaves
+  of ``LEAF_SIZE``), whose nodes keep, over their *remaining* records, a
+  count, a tight bounding box, a bounding ball around a fixed centre and the
+  largest distance to a reference point c₀; removing a record updates the
+  leaf and its ancestors (O(p · depth)); the records are copied in tree
+  order, transposed, so that a leaf is scanned in contiguous memory; once
+  ``REBUILD`` of the records it was built on remain, the tree is rebuilt in
+  place over the remaining ones (balanced again, tight balls, c₀ their
+  centroid: about 1.5× less time per query on SimU, docs/bench/large.md);
+* upper bounds for "farthest": box, ball, the norm bound and the farthest
+  point of the intersection of the node's ball with the ball around c₀ that
+  holds its records; lower bounds for "nearest": box, ball and norm;
 * the records in decreasing distance to a reference point c₀, skipping removed
   ones, for "farthest from the centroid": a record y can only beat the current
   best if ‖y − c₀‖ + ‖c − c₀‖ reaches it (the centroid c moves little between

@@ -9,8 +9,9 @@ with 2k..3k−1 records left, form one group around r and leave the rest as the
 last group; with fewer than 2k left, they form the last group.
 
 :func:`mdav_groups` answers the farthest and nearest queries with the exact
-index of :mod:`mipagg.heuristics._index` (about O(n log n) in practice, 10⁶
-records in well under a minute); :func:`mdav_groups_reference` is the readable
+index of :mod:`mipagg.heuristics._index` (sub-quadratic in practice; 10⁶
+uniform records in 10 dimensions: about two CPU minutes, docs/bench/large.md);
+:func:`mdav_groups_reference` is the readable
 O(n²/k) version it is tested against: same groups, same order, ties to the
 lowest row index.
 """
