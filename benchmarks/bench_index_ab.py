@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_index_ab.py --before ../main --after . \\
         [--n 100000] [--method mdav|md] [--rounds 2]
 
-Each run is a fresh subprocess with ``PYTHONPATH`` on one checkout: it warms
+Each run is a fresh subprocess (in a temporary directory, so that the current
+one is not on its path) with ``PYTHONPATH`` on one checkout: it warms
 the kernels up on 60 rows, then times the method on SimU (uniform in
 [−10⁴, 10⁴]^10, seed n, standardized; k = 3) and saves the labels; the table
 gives CPU seconds (``time.process_time``) and wall seconds per run, the
@@ -59,7 +60,7 @@ def main() -> int:
                 out = os.path.join(tmp, f"{name}.npy")
                 env = dict(os.environ, PYTHONPATH=str(path.resolve()))
                 res = json.loads(subprocess.run(
-                    [sys.executable, "-c", CHILD, str(args.n), args.method, out], env=env,
+                    [sys.executable, "-c", CHILD, str(args.n), args.method, out], env=env, cwd=tmp,
                     capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
                 best[name] = min(best.get(name, float("inf")), res["cpu"])
                 load = os.getloadavg()[0]
