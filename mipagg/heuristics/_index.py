@@ -8,10 +8,18 @@ records, so a run costs O(n²/k) distance computations.  The compiled
 structures here answer the same questions with the **same answers, ties
 included**, in far fewer:
 
-* a k-d tree over all records (median split on the widest coordinate), whose
-  nodes keep, over their *remaining* records, a count, a tight bounding box
-  and a bounding ball around a fixed centre; removing a record updates the
-  leaf and its ancestors (O(p · depth));
+* a k-d tree over all records (median split on the widest coordinate, leaves
+  of ``LEAF_SIZE``), whose nodes keep, over their *remaining* records, a
+  count, a tight bounding box, a bounding ball around a fixed centre and the
+  largest distance to a reference point c₀; removing a record updates the
+  leaf and its ancestors (O(p · depth)); the records are copied in tree
+  order, transposed, so that a leaf is scanned in contiguous memory; once
+  ``REBUILD`` of the records it was built on remain, the tree is rebuilt in
+  place over the remaining ones (balanced again, tight balls, c₀ their
+  centroid: about 1.5× less time per query on SimU, docs/bench/large.md);
+* upper bounds for "farthest": box, ball, the norm bound and the farthest
+  point of the intersection of the node's ball with the ball around c₀ that
+  holds its records; lower bounds for "nearest": box, ball and norm;
 * the records in decreasing distance to a reference point c₀, skipping removed
   ones, for "farthest from the centroid": a record y can only beat the current
   best if ‖y − c₀‖ + ‖c − c₀‖ reaches it (the centroid c moves little between
@@ -43,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-LEAF_SIZE = 16
+LEAF_SIZE = 64
 U = 2.0 ** -53          # unit roundoff of float64
 BALL_MARGIN = 1e-10     # relative safety margin of the ball bounds
 STACK = 4096            # depth-first stack (tree depth is about log2(n / LEAF_SIZE))
@@ -57,6 +65,32 @@ def sqdist_row(X, i, q):
         d = X[i, j] - q[j]
         s += d * d
     return s
+
+
+@njit(cache=True, inline="always")
+def sqdist_col(XT, t, q):
+    """The same loop for column ``t`` of the transposed records ``XT``."""
+    s = 0.0
+    for j in range(XT.shape[0]):
+        d = XT[j, t] - q[j]
+        s += d * d
+    return s
+
+
+@njit(cache=True, inline="always")
+def _leaf_sqdist(XT, a, b, q, buf):
+    """``buf[:b−a]`` = the distances of columns a..b−1 of ``XT`` to ``q``, each
+    summed over the coordinates in order like :func:`sqdist_row` (the same
+    numbers), one coordinate at a time over the leaf (vectorizes)."""
+    nl = b - a
+    for t in range(nl):
+        buf[t] = 0.0
+    for j in range(XT.shape[0]):
+        qj = q[j]
+        row = XT[j, a:b]
+        for t in range(nl):
+            d = row[t] - qj
+            buf[t] += d * d
 
 
 @njit(cache=True, inline="always")
@@ -98,25 +132,79 @@ def _select(X, perm, lo, hi, kth, dim):
 
 
 @njit(cache=True)
+def _count_nodes(n, leaf_size):
+    """The number of nodes of the tree over n records (median splits)."""
+    sizes = np.empty(STACK, dtype=np.int64)
+    sizes[0] = n
+    top = 1
+    nn = 0
+    while top > 0:
+        top -= 1
+        m = sizes[top]
+        nn += 1
+        if m > leaf_size:
+            sizes[top] = m // 2
+            sizes[top + 1] = m - m // 2
+            top += 2
+    return nn
+
+
+@njit(cache=True)
 def build_tree(X, leaf_size):
     """The k-d tree over all rows of ``X`` (every record remaining)."""
     n, p = X.shape
-    maxn = 4 * (n // max(1, leaf_size // 2) + 1) + 4
-    start = np.zeros(maxn, dtype=np.int64)
-    end = np.zeros(maxn, dtype=np.int64)
-    left = np.full(maxn, -1, dtype=np.int64)
-    right = np.full(maxn, -1, dtype=np.int64)
-    parent = np.full(maxn, -1, dtype=np.int64)
-    lo = np.zeros((maxn, p))
-    hi = np.zeros((maxn, p))
-    cen = np.zeros((maxn, p))
-    rad = np.zeros(maxn)
-    cnt = np.zeros(maxn, dtype=np.int64)
-    perm = np.arange(n)
-    leaf_of = np.zeros(n, dtype=np.int64)
-    todo = np.empty(maxn, dtype=np.int64)
+    leaf_size = max(1, leaf_size)
+    nn = _count_nodes(n, leaf_size)
+    # the bounds of a node side by side in memory (siblings are adjacent too):
+    # box lo, hi, ball centre, centre − c0, radius, max ‖x − c0‖², ‖centre − c0‖²
+    NB = np.zeros((nn, 4 * p + 3))
+    T = (np.arange(n), np.zeros(nn, dtype=np.int64), np.zeros(nn, dtype=np.int64),
+         np.full(nn, -1, dtype=np.int64), np.full(nn, -1, dtype=np.int64),
+         np.full(nn, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
+         NB[:, :p], NB[:, p:2 * p], NB[:, 2 * p:3 * p], NB[:, 4 * p], np.zeros(nn),
+         np.zeros(nn, dtype=np.int64), NB[:, 4 * p + 1], np.zeros(p),
+         np.empty((p, n)), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.int64),
+         NB[:, 3 * p:4 * p], NB[:, 4 * p + 2], leaf_size, np.full(1, n))
+    _fill(T, X, np.arange(n))
+    return T
+
+
+@njit(cache=True)
+def rebuild(T, X, alive):
+    """Rebuild the tree in place over the remaining records only (fresh, tight
+    balls and a balanced split of what is left); the same answers."""
+    rows = np.flatnonzero(alive)
+    if rows.size > 0 and _count_nodes(rows.size, T[20]) <= T[1].shape[0]:
+        _fill(T, X, rows)
+        T[21][0] = rows.size
+
+
+REBUILD = 0.8  # rebuild the tree when this fraction of its records remain
+
+
+@njit(cache=True)
+def maybe_rebuild(T, X, alive, m):
+    """:func:`rebuild` once only ``REBUILD`` of the records it was built on remain."""
+    if m <= REBUILD * T[21][0] and m >= 16:
+        rebuild(T, X, alive)
+
+
+@njit(cache=True)
+def _fill(T, X, rows):
+    """Build the tree of ``T`` over the records ``rows`` (ascending)."""
+    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt = T[:13]
+    maxn2, c0, Xp, talive, tpos, cc, L2, leaf_size = T[13:21]
+    m = rows.shape[0]
+    p = X.shape[1]
+    perm[:m] = rows
+    left[:] = -1
+    right[:] = -1
+    parent[:] = -1
+    cnt[:] = 0
+    start[0] = 0
+    end[0] = m
+    todo = np.empty(STACK, dtype=np.int64)
     nn = 1
-    end[0] = n
     top = 1
     todo[0] = 0
     while top > 0:
@@ -127,6 +215,7 @@ def build_tree(X, leaf_size):
         for j in range(p):
             lo[v, j] = np.inf
             hi[v, j] = -np.inf
+            cen[v, j] = 0.0
         for t in range(a, b):
             i = perm[t]
             for j in range(p):
@@ -140,7 +229,7 @@ def build_tree(X, leaf_size):
         for t in range(a, b):
             d = sqdist_row(X, perm[t], cen[v])
             r2 = max(r2, d)
-        rad[v] = np.sqrt(r2)
+        rad[v] = np.sqrt(r2) * (1.0 + BALL_MARGIN)
         if b - a <= leaf_size:
             for t in range(a, b):
                 leaf_of[perm[t]] = v
@@ -165,28 +254,38 @@ def build_tree(X, leaf_size):
                 right[v] = u
             todo[top] = u
             top += 1
-    c0 = cen[0].copy()  # centroid of all records: reference point of the norm bounds
-    maxn2 = np.zeros(nn)  # max squared distance to c0 over a node's remaining records
+    c0[:] = cen[0]  # centroid of the records: reference point of the norm bounds
     for v in range(nn):
+        maxn2[v] = 0.0
         if left[v] < 0:
             for t in range(start[v], end[v]):
                 maxn2[v] = max(maxn2[v], sqdist_row(X, perm[t], c0))
     for v in range(nn - 1, 0, -1):  # children are numbered after their parent
         maxn2[parent[v]] = max(maxn2[parent[v]], maxn2[v])
-    off = np.zeros(nn)  # distance from a node's ball centre to its parent's
-    for u in range(1, nn):
+    for u in range(1, nn):  # distance from a node's ball centre to its parent's
         off[u] = np.sqrt(_sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
-    return (perm, start[:nn].copy(), end[:nn].copy(), left[:nn].copy(), right[:nn].copy(),
-            parent[:nn].copy(), leaf_of, lo[:nn].copy(), hi[:nn].copy(), cen[:nn].copy(),
-            rad[:nn].copy(), off, cnt[:nn].copy(), maxn2, c0)
+    for v in range(nn):
+        for j in range(p):
+            cc[v, j] = cen[v, j] - c0[j]
+        L2[v] = _sqdist_pts(cen[v], c0)
+    # the records in tree order, transposed (a leaf's coordinate j is
+    # contiguous), their remaining flags in that order and each row's position
+    for t in range(m):
+        for j in range(p):
+            Xp[j, t] = X[perm[t], j]
+        tpos[perm[t]] = t
+        talive[t] = True
+    talive[m:] = False
 
 
 @njit(cache=True)
 def tree_remove(T, X, alive, i):
     """Remove record ``i`` (already marked dead in ``alive``): counts, then the
     boxes and balls of its leaf and of the ancestors whose bounds change."""
-    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt, maxn2, c0 = T
+    perm, start, end, left, right, parent, leaf_of, lo, hi, cen, rad, off, cnt, maxn2, c0 = T[:15]
+    Xp, talive = T[15], T[16]
     p = X.shape[1]
+    talive[T[17][i]] = False
     v = leaf_of[i]
     u = v
     while u >= 0:
@@ -199,14 +298,13 @@ def tree_remove(T, X, alive, i):
         r2 = 0.0
         mx = 0.0
         for t in range(start[v], end[v]):
-            w = perm[t]
-            if alive[w]:
-                mx = max(mx, sqdist_row(X, w, c0))
+            if talive[t]:
+                mx = max(mx, sqdist_col(Xp, t, c0))
                 for j in range(p):
-                    x = X[w, j]
+                    x = Xp[j, t]
                     lo[v, j] = min(lo[v, j], x)
                     hi[v, j] = max(hi[v, j], x)
-                d = sqdist_row(X, w, cen[v])
+                d = sqdist_col(Xp, t, cen[v])
                 r2 = max(r2, d)
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
@@ -246,15 +344,26 @@ def tree_remove(T, X, alive, i):
 
 
 @njit(cache=True, inline="always")
-def _upper(T, v, q, w, qn):
+def _upper(T, v, q, w, qn, best):
     """An upper bound on the computed distance from ``q`` to any record of node
-    v: the least of the box bound (exact by monotonicity of rounding), the ball
-    bound and the norm bound ‖x−c₀‖² + ‖q−c₀‖² − 2·min over the box of
-    (x−c₀)·(q−c₀) (``w`` = q − c₀, ``qn`` = ‖w‖²; tight in high dimension,
-    where box corners lie far beyond the records)."""
-    lo, hi, cen, rad, maxn2, c0 = T[7], T[8], T[9], T[10], T[13], T[14]
+    v (``w`` = q − c₀, ``qn`` ≥ ‖w‖²), the least of
+
+    * the box bound (exact by monotonicity of rounding);
+    * the norm bound ‖x−c₀‖² + ‖w‖² − 2·min (x−c₀)·w, the minimum bounded
+      below over the box and over the node's ball (tight in high dimension,
+      where box corners lie far beyond the records);
+    * the farthest point from q of the intersection of the node's ball
+      B(cen, rad) and of the ball B(c₀, R) holding its records (R² = the
+      largest ‖x−c₀‖²): the far point of either ball if it lies in the other,
+      else a point of the circle where the two spheres meet;
+
+    the last two with a relative margin far above their rounding error.  It
+    returns as soon as a bound falls below ``best``."""
+    lo, hi, cen, rad, maxn2, c0, cc, L2 = T[7], T[8], T[9], T[10], T[13], T[14], T[18], T[19]
     s = 0.0
     lin = 0.0
+    cw = 0.0
+    qc2 = 0.0
     for j in range(q.shape[0]):
         a = q[j] - lo[v, j]
         b = hi[v, j] - q[j]
@@ -263,18 +372,52 @@ def _upper(T, v, q, w, qn):
         la = (lo[v, j] - c0[j]) * w[j]
         lb = (hi[v, j] - c0[j]) * w[j]
         lin += min(lb, la)
-    c = np.sqrt(_sqdist_pts(q, cen[v])) + rad[v]
-    c = c * c * (1.0 + BALL_MARGIN)
-    s = min(s, c)
+        cw += cc[v, j] * w[j]
+        e = q[j] - cen[v, j]
+        qc2 += e * e
+    r = rad[v]
+    wn = np.sqrt(qn)
+    lin = max(lin, cw - r * wn * (1.0 + BALL_MARGIN) - BALL_MARGIN * np.sqrt(L2[v] * qn))
     nb = maxn2[v] + qn - 2.0 * lin
     nb += BALL_MARGIN * (maxn2[v] + qn + 2.0 * abs(lin)) + 1e-300
-    return min(nb, s)
+    qc = np.sqrt(qc2)
+    c = (qc + r) * (qc + r) * (1.0 + BALL_MARGIN)
+    u = min(nb, min(s, c))
+    if u < best:
+        return u
+    # the intersection of the two balls (scalars only: cw = (cen − c0)·w)
+    R2 = maxn2[v] * (1.0 + BALL_MARGIN)
+    R = np.sqrt(R2)
+    Ln2 = L2[v]
+    Ln = np.sqrt(Ln2)
+    scale = (wn + R) * (wn + R)
+    if Ln <= 1e-4 * (R + r) or qc <= 1e-4 * scale ** 0.5 or wn <= 1e-4 * scale ** 0.5:
+        return u
+    # is the far point of B(cen, r) from q inside B(c0, R), and vice versa?
+    val = 0.0
+    if Ln2 + r * r + 2.0 * (r / qc) * (Ln2 - cw) <= R2 * (1.0 + 1e-8):
+        val = (qc + r) * (qc + r)
+    if Ln2 + R2 + 2.0 * (R / wn) * cw <= r * r * (1.0 + 1e-8):
+        val = max(val, (wn + R) * (wn + R))
+    t = (Ln2 + R2 - r * r) / (2.0 * Ln)
+    h2 = R2 - t * t
+    if h2 > 0.0:
+        h = np.sqrt(h2)
+        a = cw / Ln - t
+        b = np.sqrt(max(qn - (cw / Ln) ** 2, 0.0) + 1e-13 * qn)
+        val = max(val, a * a + (b + h) * (b + h))
+    else:
+        return u
+    return min(u, val * (1.0 + 1e-9) + 1e-8 * scale)
 
 
 @njit(cache=True, inline="always")
-def _lower(T, v, q):
-    """A lower bound on the computed distance from ``q`` to any record of node v."""
-    lo, hi, cen, rad = T[7], T[8], T[9], T[10]
+def _lower(T, v, q, wlo):
+    """A lower bound on the computed distance from ``q`` to any record of node
+    v: the largest of the box bound, the ball bound and the norm bound
+    (‖q − c₀‖ − R)², R² = the node's largest ‖x − c₀‖² (``wlo`` ≤ ‖q − c₀‖;
+    strong for the records on the rim, which MDAV's queries are)."""
+    lo, hi, cen, rad, maxn2 = T[7], T[8], T[9], T[10], T[13]
     s = 0.0
     for j in range(q.shape[0]):
         if q[j] < lo[v, j]:
@@ -283,6 +426,11 @@ def _lower(T, v, q):
         elif q[j] > hi[v, j]:
             g = q[j] - hi[v, j]
             s += g * g
+    R = np.sqrt(maxn2[v]) * (1.0 + BALL_MARGIN)
+    if wlo > R:
+        nb = (wlo - R) * (wlo - R) * (1.0 - 1e-9)
+        if nb > s:
+            s = nb
     c = np.sqrt(_sqdist_pts(q, cen[v])) - rad[v]
     if c > 0:
         c = c * c * (1.0 - BALL_MARGIN)
@@ -292,37 +440,39 @@ def _lower(T, v, q):
 
 
 @njit(cache=True)
-def tree_farthest(T, X, alive, q):
-    """The remaining record farthest from point ``q`` (lowest index on ties):
-    ``argmax`` of the reference over the remaining rows in ascending order."""
+def _farthest_below(T, q, w, qn, roots, rb, nr, best, arg):
+    """Depth-first search for the record farthest from ``q`` under the nodes
+    ``roots[:nr]`` (upper bounds ``rb``), from a lower bound ``best`` reached
+    by record ``arg`` (−1: none): (best, arg), ties to the lowest index."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
-    right, cnt = T[4], T[12]
+    right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
-    best = -1.0
-    arg = -1
-    w = q - T[14]
-    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
-    nodes[0] = 0
-    bounds[0] = np.inf
-    sp = 1
+    buf = np.empty(T[20])
+    sp = 0
+    for t in range(nr - 1, -1, -1):  # the first root is searched first
+        nodes[sp] = roots[t]
+        bounds[sp] = rb[t]
+        sp += 1
     while sp > 0:
         sp -= 1
         v = nodes[sp]
         if bounds[sp] < best or cnt[v] == 0:
             continue
         if left[v] < 0:
-            for t in range(start[v], end[v]):
-                i = perm[t]
-                if alive[i]:
-                    d = sqdist_row(X, i, q)
+            a = start[v]
+            _leaf_sqdist(Xp, a, end[v], q, buf)
+            for t in range(a, end[v]):
+                if talive[t]:
+                    d = buf[t - a]
+                    i = perm[t]
                     if d > best or (d == best and i < arg):
                         best = d
                         arg = i
             continue
         a, b = left[v], right[v]
-        ua = _upper(T, a, q, w, qn) if cnt[a] > 0 else -1.0
-        ub = _upper(T, b, q, w, qn) if cnt[b] > 0 else -1.0
+        ua = _upper(T, a, q, w, qn, best) if cnt[a] > 0 else -1.0
+        ub = _upper(T, b, q, w, qn, best) if cnt[b] > 0 else -1.0
         if ua > ub:  # push the more promising child last
             a, b, ua, ub = b, a, ub, ua
         if ua >= best and ua >= 0:
@@ -333,7 +483,35 @@ def tree_farthest(T, X, alive, q):
             nodes[sp] = b
             bounds[sp] = ub
             sp += 1
-    return arg
+    return best, arg
+
+
+@njit(cache=True)
+def tree_farthest(T, X, alive, q):
+    """The remaining record farthest from point ``q`` (lowest index on ties):
+    ``argmax`` of the reference over the remaining rows in ascending order."""
+    w = q - T[14]
+    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+    roots = np.zeros(1, dtype=np.int64)
+    rb = np.full(1, np.inf)
+    return _farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1)[1]
+
+
+@njit(cache=True)
+def farthest_each(T, X, alive, rows, far, fd):
+    """``far[i]``, ``fd[i]`` = :func:`tree_farthest` of record i and its
+    squared distance (the loop of ``_common.sqdist_to``), for i in ``rows``."""
+    for i in rows:
+        j = tree_farthest(T, X, alive, X[i])
+        far[i] = j
+        fd[i] = sqdist_row(X, j, X[i])
+
+
+@njit(cache=True)
+def remove_rows(T, X, alive, rows):
+    """:func:`tree_remove` of ``rows`` (already marked dead in ``alive``)."""
+    for i in rows:
+        tree_remove(T, X, alive, i)
 
 
 @njit(cache=True)
@@ -341,10 +519,12 @@ def tree_nearest(T, X, alive, q, m):
     """The ``m`` remaining records nearest to ``q`` in increasing (distance,
     index) order: the stable-sort selection of ``_common.nearest``."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
-    right, cnt = T[4], T[12]
+    right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     bd = np.empty(m)
     bi = np.empty(m, dtype=np.int64)
     c = 0
+    buf = np.empty(T[20])
+    wlo = np.sqrt(_sqdist_pts(q, T[14])) * (1.0 - BALL_MARGIN)
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     nodes[0] = 0
@@ -356,11 +536,13 @@ def tree_nearest(T, X, alive, q, m):
         if cnt[v] == 0 or (c == m and bounds[sp] > bd[m - 1]):
             continue
         if left[v] < 0:
-            for t in range(start[v], end[v]):
-                i = perm[t]
-                if not alive[i]:
+            a = start[v]
+            _leaf_sqdist(Xp, a, end[v], q, buf)
+            for t in range(a, end[v]):
+                if not talive[t]:
                     continue
-                d = sqdist_row(X, i, q)
+                d = buf[t - a]
+                i = perm[t]
                 if c < m:
                     j = c
                     c += 1
@@ -376,8 +558,8 @@ def tree_nearest(T, X, alive, q, m):
                 bi[j] = i
             continue
         a, b = left[v], right[v]
-        la = _lower(T, a, q) if cnt[a] > 0 else np.inf
-        lb = _lower(T, b, q) if cnt[b] > 0 else np.inf
+        la = _lower(T, a, q, wlo) if cnt[a] > 0 else np.inf
+        lb = _lower(T, b, q, wlo) if cnt[b] > 0 else np.inf
         if la < lb:  # push the nearer child last
             a, b, la, lb = b, a, lb, la
         if la < np.inf:
@@ -569,6 +751,12 @@ def take_group(T, C, X, alive, center, k, out, pos, center_first):
     (duplicate rows at distance 0) — or always first (``center_first``,
     ``fixed._group_around``)."""
     idx = tree_nearest(T, X, alive, X[center], k)
+    return take_nearest(T, C, X, alive, center, idx, k, out, pos, center_first)
+
+
+@njit(cache=True)
+def take_nearest(T, C, X, alive, center, idx, k, out, pos, center_first):
+    """:func:`take_group` with ``idx`` = the k nearest of ``center``, found."""
     has = False
     for i in idx:
         if i == center:
@@ -623,6 +811,7 @@ def centre_groups(X, k, pairs, stop, center_first, T, C, alive, out, sizes, st, 
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= stop and steps < budget:
+        maybe_rebuild(T, X, alive, m)
         r = farthest_from_centroid(C, X, alive, m)
         if pairs:
             s = tree_farthest(T, X, alive, X[r])
@@ -667,5 +856,6 @@ def npn_path(X, start):
         alive[cur] = False
         tree_remove(T, X, alive, cur)
         if t < n - 1:
+            maybe_rebuild(T, X, alive, n - 1 - t)
             cur = tree_nearest(T, X, alive, X[cur], 1)[0]
     return order

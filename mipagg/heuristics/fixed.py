@@ -20,6 +20,8 @@ Ties (equal distances) are broken by the lowest row index.
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from ..partition import Partition
@@ -89,7 +91,36 @@ def _farthest_pairs(X, rows, block=2048):
     return far, fd
 
 
-def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
+def _md_candidates(X, T, free, far, fd, heap):
+    """The records i whose cached farthest distance fd[i] is within 1e-9
+    (relative) of the largest, ascending, after recomputing the stale ones
+    (partner grouped) — lazily: a stale record is recomputed (by the index,
+    against the remaining records) only when its old distance, an upper bound
+    on its new one, reaches the top of the max-heap ``heap`` of
+    (−fd[i], i, far[i]); the same set as recomputing every stale record."""
+    best = None
+    popped = []
+    while heap:
+        v, i, j = heap[0]
+        if not free[i] or far[i] != j or fd[i] != -v:  # outdated entry
+            heapq.heappop(heap)
+            continue
+        if best is not None and -v < best - 1e-9 * max(1.0, best):
+            break
+        heapq.heappop(heap)
+        if not free[j]:  # stale: recompute, and back into the heap
+            ix.farthest_each(T, X, free, np.array([i]), far, fd)
+            heapq.heappush(heap, (-fd[i], i, far[i]))
+            continue
+        popped.append(i)
+        if best is None:
+            best = -v
+    for i in popped:
+        heapq.heappush(heap, (-fd[i], i, far[i]))
+    return np.array(sorted(popped), dtype=np.int64)
+
+
+def md_groups(X: np.ndarray, k: int, *, indexed: bool = True) -> list[np.ndarray]:
     """Groups of maximum distance (seed 004 §4.2.2), in formation order; each
     group starts with its centre (r or s).
 
@@ -98,6 +129,10 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     rarely reached.  Of the most distant pair, r is the record farther from
     the centroid of the remaining records (the seed leaves this open; this
     choice reproduces more of seed 004 Table 5 than "lower row index first").
+    The stale partners are recomputed lazily (only those that could still
+    reach the top) by the exact index of :mod:`mipagg.heuristics._index`
+    (``indexed=False``: every stale one by a scan of the remaining records,
+    the readable reference; same groups).
     """
     X = as_rows(X)
     n = X.shape[0]
@@ -107,20 +142,25 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
     fd = np.full(n, -np.inf)
     rows = np.arange(n)
     far[rows], fd[rows] = _farthest_pairs(X, rows)
+    T = ix.build_tree(X, ix.LEAF_SIZE) if indexed else None
+    heap = [(-fd[i], i, far[i]) for i in range(n)] if indexed else []
+    heapq.heapify(heap)
     groups: list[np.ndarray] = []
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
-        stale = rows[~free[far[rows]]]
-        if stale.size:
-            # exact recomputation against the remaining records only
-            for i in stale:
+        if T is not None:
+            ix.maybe_rebuild(T, X, free, rows.size)
+            cand = _md_candidates(X, T, free, far, fd, heap)
+        else:
+            stale = rows[~free[far[rows]]]
+            for i in stale:  # exact recomputation against the remaining records
                 d = sqdist_to(X, rows, X[i])
                 j = int(np.argmax(d))
                 far[i], fd[i] = rows[j], d[j]
-        # exact squared distances can differ in the last bits between the
-        # blocked and the direct formula: re-evaluate the candidate pair set
-        best = fd[rows].max()
-        cand = rows[fd[rows] >= best - 1e-9 * max(1.0, best)]
+            # exact squared distances can differ in the last bits between the
+            # blocked and the direct formula: re-evaluate the candidate pair set
+            best = fd[rows].max()
+            cand = rows[fd[rows] >= best - 1e-9 * max(1.0, best)]
         exact = np.array([((X[i] - X[far[i]]) ** 2).sum() for i in cand])
         i = int(cand[int(np.argmax(exact))])
         # orientation (not fixed by the paper): r is the end of the pair farther
@@ -128,7 +168,10 @@ def md_groups(X: np.ndarray, k: int) -> list[np.ndarray]:
         a, b = min(i, int(far[i])), max(i, int(far[i]))
         da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
         r, s = (a, b) if da >= db else (b, a)
+        before = len(groups)
         pair_groups(X, free, r, s, k, groups)
+        if T is not None:
+            ix.remove_rows(T, X, free, np.concatenate(groups[before:]))
     return close_groups(X, free, k, groups)
 
 

@@ -9,8 +9,9 @@ with 2k..3k−1 records left, form one group around r and leave the rest as the
 last group; with fewer than 2k left, they form the last group.
 
 :func:`mdav_groups` answers the farthest and nearest queries with the exact
-index of :mod:`mipagg.heuristics._index` (about O(n log n) in practice, 10⁶
-records in well under a minute); :func:`mdav_groups_reference` is the readable
+index of :mod:`mipagg.heuristics._index` (sub-quadratic in practice; 10⁶
+uniform records in 10 dimensions: about two CPU minutes, docs/bench/large.md);
+:func:`mdav_groups_reference` is the readable
 O(n²/k) version it is tested against: same groups, same order, ties to the
 lowest row index.
 """
@@ -46,6 +47,7 @@ def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget):
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= 3 * k and steps < budget:
+        ix.maybe_rebuild(T, X, alive, m)
         r = ix.farthest_from_centroid(C, X, alive, m)
         s = ix.tree_farthest(T, X, alive, X[r])
         pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)

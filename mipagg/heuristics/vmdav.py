@@ -48,6 +48,7 @@ def _vmdav_steps(X, k, gamma, T, C, alive, labels, group, st, budget):
     m, g = st[0], st[2]
     steps = 0
     while m >= k and steps < budget:
+        ix.maybe_rebuild(T, X, alive, m)
         e = ix.farthest_from_centroid(C, X, alive, m)
         ix.take_group(T, C, X, alive, e, k, group, 0, True)
         size = k

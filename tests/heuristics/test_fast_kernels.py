@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mipagg.generators import simu
 from mipagg.heuristics import _common, _index as ix
-from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference
+from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference, md_groups
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
 from mipagg.heuristics.paths import (
     _npn_kernel,
@@ -106,18 +106,21 @@ def query_data(draw):
     order = rng.permutation(n)
     removed = order[: draw(st.integers(0, n - 1))]
     m = draw(st.integers(1, n))
-    return np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16))
+    return (np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16)),
+            draw(st.integers(0, len(removed))))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query_data())
 def test_queries_equal_reference(data):
-    X, removed, q, m, leaf = data
+    X, removed, q, m, leaf, cut = data
     n = X.shape[0]
     T = ix.build_tree(X, leaf)
     C = ix.centroid_state(X)
     alive = np.ones(n, dtype=np.bool_)
-    for i in removed:
+    for t, i in enumerate(removed):
+        if t == cut and t > 0:  # the tree rebuilt over the records left, then more removals
+            ix.rebuild(T, X, alive)
         ix.remove(T, C, X, alive, i)
     rows = np.flatnonzero(alive)
     m = min(m, rows.size)
@@ -157,3 +160,17 @@ def test_vmdav_casc_files_equal_reference(name, k, gamma, request):
 def test_vmdav_random_file_equal_reference():
     X = simu(3000, 10, seed=5).X
     assert np.array_equal(vmdav_labels(X, 3, 0.2), vmdav_labels_reference(X, 3, 0.2))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_data())
+def test_md_stale_partners_from_the_index(data):
+    """MD's stale farthest partners from the index give the groups of the scan."""
+    X, k = data
+    assert same_groups(md_groups(X, k), md_groups(X, k, indexed=False))
+
+
+@pytest.mark.parametrize("n,p", [(1500, 10), (2000, 2)])
+def test_md_random_file_index_equals_scan(n, p):
+    X = simu(n, p, seed=n).X
+    assert same_groups(md_groups(X, 3), md_groups(X, 3, indexed=False))
