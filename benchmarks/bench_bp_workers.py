@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -94,6 +95,8 @@ def main(argv=None):
           "| CPU s | nodes/CPU s | load before/after |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     summary = []
+    for w in sorted(set(counts)):        # warm-up, discarded: numba compiles on first use
+        branch_and_price(lognormal(30, a.p, seed=0).X, 3, workers=w, **options)
     for name, X, k, tree in instances(a):
         runs = []
         for w in counts:
@@ -116,13 +119,21 @@ def main(argv=None):
                                          "cpu": cpu,
                                          "options": options, **r.summary()},
                                         default=float) + "\n")
-        base = runs[0]
-        same = all(abs(r.sse - base[1].sse) <= 1e-6 * abs(base[1].sse) for _, r, *_ in runs)
-        for w, r, rate, tree_s, wall, per_cpu in runs[1:]:
-            summary.append(f"{name} k={k}: {w} vs {base[0]} workers: nodes/s x"
-                           f"{rate / base[2]:.2f}, tree time x{base[3] / tree_s:.2f}, "
-                           f"total time x{base[4] / wall:.2f}, nodes per CPU second "
-                           f"x{per_cpu / base[5]:.2f}, same optimum: {same}")
+        base = [run for run in runs if run[0] == 1] or runs[:1]
+        same = all(abs(r.sse - base[0][1].sse) <= 1e-6 * abs(base[0][1].sse)
+                   for _, r, *_ in runs)
+
+        def med(rows, i):
+            return statistics.median(row[i] for row in rows)
+
+        for w in sorted({run[0] for run in runs} - {base[0][0]}):
+            mine = [run for run in runs if run[0] == w]
+            summary.append(f"{name} k={k}: {w} vs {base[0][0]} workers (medians of "
+                           f"{len(mine)} and {len(base)} runs): nodes/s x"
+                           f"{med(mine, 2) / med(base, 2):.2f}, tree time x"
+                           f"{med(base, 3) / med(mine, 3):.2f}, total time x"
+                           f"{med(base, 4) / med(mine, 4):.2f}, nodes per CPU second x"
+                           f"{med(mine, 5) / med(base, 5):.2f}, same optimum: {same}")
     print()
     for line in summary:
         print(line)

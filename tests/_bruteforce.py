@@ -52,3 +52,16 @@ def order_compatible_partitions(n, k):
             continue
         for tail in order_compatible_partitions(n - size, k):
             yield [(0, size)] + [(a + size, b + size) for a, b in tail]
+
+
+def group_partitions(items, k):
+    """Every partition of ``items`` into blocks of k..2k−1 records (tuples)."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for size in range(k, 2 * k):
+        for others in itertools.combinations(rest, size - 1):
+            left = [v for v in rest if v not in others]
+            for tail in group_partitions(left, k):
+                yield [(first, *others)] + tail

@@ -34,7 +34,8 @@ from numba import njit
 
 from ..errors import DataError
 
-__all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient"]
+__all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient",
+           "support_incidence", "pair_matrix"]
 
 
 class Rank1Cut(NamedTuple):
@@ -143,6 +144,31 @@ def _triples(n, col_start, col_members, col_x, rec_start, rec_cols, z_start, z_i
     return count
 
 
+def support_incidence(columns, x, keep, n: int):
+    """The columns ``keep`` of an LP solution ``x`` as a sparse record × column
+    incidence: (their values, column starts, members, the matrix in CSC and in
+    CSR with sorted indices), the input of the cut separators."""
+    from scipy.sparse import csc_matrix
+
+    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
+    sizes = np.array([c.size for c in cols])
+    col_start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    members = np.concatenate(cols)
+    A = csc_matrix((np.ones(members.size), members, col_start), shape=(n, len(keep)))
+    Ar = A.tocsr()
+    Ar.sort_indices()
+    return x[keep], col_start, members, A, Ar
+
+
+def pair_matrix(Z):
+    """``Z`` (records × records) in CSR without its diagonal, indices sorted."""
+    Z = Z.tocsr()
+    Z.setdiag(0.0)
+    Z.eliminate_zeros()
+    Z.sort_indices()
+    return Z
+
+
 def separate_subset_rows(columns, x, n: int, *, max_cuts: int = 100, min_violation=0.02,
                          existing=(), max_per_record: int = 3, eps: float = 1e-9):
     """Subset-row cuts on three records violated by the master solution ``x``
@@ -155,24 +181,12 @@ def separate_subset_rows(columns, x, n: int, *, max_cuts: int = 100, min_violati
     >>> [(t, round(v, 6)) for t, v in separate_subset_rows(cols, np.full(4, 1 / 3), 4)][:1]
     [((0, 1, 2), 1.333333)]
     """
-    from scipy.sparse import csc_matrix
-
     x = np.asarray(x, dtype=float)
     keep = np.flatnonzero(x > eps)
     if keep.size == 0:
         return []
-    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
-    xs = x[keep]
-    sizes = np.array([c.size for c in cols])
-    col_start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    col_members = np.concatenate(cols)
-    A = csc_matrix((np.ones(col_members.size), col_members, col_start), shape=(n, keep.size))
-    Z = (A.multiply(xs[None, :]) @ A.T).tocsr()
-    Z.setdiag(0.0)
-    Z.eliminate_zeros()
-    Z.sort_indices()
-    Ar = A.tocsr()
-    Ar.sort_indices()
+    xs, col_start, col_members, A, Ar = support_incidence(columns, x, keep, n)
+    Z = pair_matrix(A.multiply(xs[None, :]) @ A.T)
     out = np.zeros((max(64, 50 * max_cuts), 3), dtype=np.int64)
     out_lhs = np.zeros(out.shape[0])
     m = _triples(n, col_start, col_members, xs, Ar.indptr.astype(np.int64),

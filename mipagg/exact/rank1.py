@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cuts import Rank1Cut, rank1
+from .cuts import Rank1Cut, pair_matrix, rank1, support_incidence
 
 __all__ = ["PATTERNS", "separate_rank1", "Rank1Cuts"]
 
@@ -160,24 +160,12 @@ def separate_rank1(columns, x, n: int, *, sizes=(4, 5), max_cuts: int = 100,
     ...                                                              sizes=(4,))][:1]
     [((0, 1, 2, 3), (1, 1, 1, 2), 1.3333)]
     """
-    from scipy.sparse import csc_matrix
-
     x = np.asarray(x, dtype=float)
     keep = np.flatnonzero((x > eps) & (x < 1 - eps))
     if keep.size == 0:
         return []
-    cols = [np.asarray(columns[j], dtype=np.int64) for j in keep]
-    xs = x[keep]
-    sizes_c = np.array([c.size for c in cols])
-    col_start = np.concatenate(([0], np.cumsum(sizes_c))).astype(np.int64)
-    members = np.concatenate(cols)
-    A = csc_matrix((np.ones(members.size), members, col_start), shape=(n, keep.size))
-    Z = (A @ A.T).tocsr()
-    Z.setdiag(0.0)
-    Z.eliminate_zeros()
-    Z.sort_indices()
-    Ar = A.tocsr()
-    Ar.sort_indices()
+    xs, _, _, A, Ar = support_incidence(columns, x, keep, n)
+    Z = pair_matrix(A @ A.T)
     have = {rank1(S) for S in existing}
     found: dict[Rank1Cut, float] = {}
     for size in sizes:

@@ -18,20 +18,9 @@ from mipagg.exact.master import squared_distances
 from mipagg.partition import group_sse
 
 from _strategies import tiny_instances
-from _bruteforce import optimal_partition
+from _bruteforce import group_partitions, optimal_partition
 
 
-def _partitions(items, k):
-    """Every partition of ``items`` into blocks of k..2k−1 records."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for size in range(k, 2 * k):
-        for others in itertools.combinations(rest, size - 1):
-            left = [v for v in rest if v not in others]
-            for tail in _partitions(left, k):
-                yield [(first, *others)] + tail
 
 
 def _best_together(X, k):
@@ -39,7 +28,7 @@ def _best_together(X, k):
     n = X.shape[0]
     best = {}
     opt = np.inf
-    for part in _partitions(list(range(n)), k):
+    for part in group_partitions(list(range(n)), k):
         cost = sum(group_sse(X, g) for g in part)
         opt = min(opt, cost)
         for g in part:

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from _bruteforce import optimal_partition
+from _bruteforce import group_partitions, optimal_partition
 from _strategies import tiny_instances
 from hypothesis import given, settings, strategies as st
 
@@ -25,16 +25,6 @@ from mipagg.exact.rules import SubsetRowCuts
 from mipagg.exact.settings import BPSettings
 
 
-def _partitions(items, k):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for size in range(k, 2 * k):
-        for others in itertools.combinations(rest, size - 1):
-            left = [v for v in rest if v not in others]
-            for tail in _partitions(left, k):
-                yield [(first, *others)] + tail
 
 
 @pytest.mark.parametrize("n,k", [(8, 2), (9, 3)])
@@ -42,7 +32,7 @@ def test_no_partition_violates_a_rank1_cut(n, k):
     rng = np.random.default_rng(n)
     cuts = [Rank1Cut(tuple(rng.permutation(n)[:size].tolist()), nums, den)
             for size, (nums, den) in PATTERNS.items() for _ in range(40)]
-    for part in _partitions(list(range(n)), k):
+    for part in group_partitions(list(range(n)), k):
         for cut in cuts:
             assert sum(cut_coefficient(cut, g) for g in part) <= 1
 
