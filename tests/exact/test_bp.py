@@ -100,13 +100,21 @@ def test_node_limit_returns_a_certified_bound(census):
 
 def test_time_limited_run_returns_a_valid_partition_and_bound(census):
     s = subset(census, 300, "random", 0)
-    r = branch_and_price(s.X, 4, time_limit=1.5)
-    assert r.partition.is_feasible(4)
-    assert r.sse == pytest.approx(r.partition.sse())
-    assert r.status in ("time_limit", "optimal")
-    if r.lower_bound is not None:
-        assert r.lower_bound <= r.sse + 1e-9
-    assert r.seconds["total"] < 1.5 + 5.0
+    # a fresh install has no numba cache: each of the first runs compiles the
+    # kernels of the phases it reaches (up to a minute in all), so the limit is
+    # checked on the first run that compiles nothing new (at most 5 runs)
+    totals = []
+    for _ in range(5):
+        r = branch_and_price(s.X, 4, time_limit=1.5)
+        assert r.partition.is_feasible(4)
+        assert r.sse == pytest.approx(r.partition.sse())
+        assert r.status in ("time_limit", "optimal")
+        if r.lower_bound is not None:
+            assert r.lower_bound <= r.sse + 1e-9
+        totals.append(r.seconds["total"])
+        if len(totals) >= 2 and abs(totals[-1] - totals[-2]) < 1.0:
+            break
+    assert totals[-1] < 1.5 + 5.0, totals
 
 
 def test_pair_weights_and_branching_pair():
