@@ -65,3 +65,17 @@ def group_partitions(items, k):
             left = [v for v in rest if v not in others]
             for tail in group_partitions(left, k):
                 yield [(first, *others)] + tail
+
+
+def least_pair_reduced_cost(D, lam, k, i, j, penalty):
+    """The least reduced cost SSE(C) − Σ λ + penalty(C) over the clusters C
+    of k..2k−1 records holding both i and j (the bound pair fixing needs)."""
+    n = D.shape[0]
+    least = np.inf
+    others = [v for v in range(n) if v not in (i, j)]
+    for eta in range(k, 2 * k):
+        for T in itertools.combinations(others, eta - 2):
+            C = (i, j, *T)
+            w = sum(D[a, c] for a, c in itertools.combinations(C, 2)) / eta
+            least = min(least, w - lam[list(C)].sum() + penalty(C))
+    return least

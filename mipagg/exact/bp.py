@@ -531,6 +531,16 @@ class BranchAndPrice(ColumnGeneration):
             self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
+        while (node := self.next_node()) is not None:
+            self.process(node)
+        self.master.set_allowed(None)
+        self.allowed = None
+        self.seconds["tree"] = time.perf_counter() - t0
+        self.rounder.finish()
+
+    def next_node(self) -> Node | None:
+        """The next open node below the cutoff, taken off the queue; None when
+        none is left or a limit is hit (``tree_status`` says which)."""
         while len(self.open) and self.tree_status is None:
             node = self.open.peek()
             if node.bound >= self.cutoff():
@@ -538,16 +548,11 @@ class BranchAndPrice(ColumnGeneration):
                 continue
             if self.stop.expired():
                 self.tree_status = "time_limit"
-                break
-            if self.stop.nodes_exhausted(self.nodes):
+            elif self.stop.nodes_exhausted(self.nodes):
                 self.tree_status = "node_limit"
-                break
-            self.open.pop()
-            self.process(node)
-        self.master.set_allowed(None)
-        self.allowed = None
-        self.seconds["tree"] = time.perf_counter() - t0
-        self.rounder.finish()
+            else:
+                return self.open.pop()
+        return None
 
     def process(self, node: Node) -> None:
         """Column generation at ``node`` (the root's fixed pairs kept apart),

@@ -190,15 +190,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     pool = len(tree.master.columns)
     hints = {0: task.hints}
     solved = 0
-    while len(tree.open) and tree.tree_status is None and solved < task.max_nodes:
-        node = tree.open.peek()
-        if node.bound >= tree.cutoff():
-            tree.open.pop()
-            continue
-        if tree.stop.expired():
-            tree.tree_status = "time_limit"
-            break
-        tree.open.pop()
+    while solved < task.max_nodes and (node := tree.next_node()) is not None:
         first = tree.ident
         tree.process(node)
         solved += 1

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from _bruteforce import group_partitions, optimal_partition
+from _bruteforce import group_partitions, least_pair_reduced_cost, optimal_partition
 from _strategies import tiny_instances
 from hypothesis import given, settings, strategies as st
 
@@ -121,14 +121,10 @@ def test_pair_bound_below_every_cluster_with_rank1_cuts(inst, seed):
     pairs = np.array(list(itertools.combinations(range(n), 2)))
     b = pair_bounds(D, lam, k, pairs, cuts=cuts, mu=mu)
     for q, (i, j) in enumerate(pairs):
-        least = np.inf
-        others = [v for v in range(n) if v not in (i, j)]
-        for eta in range(k, 2 * k):
-            for T in itertools.combinations(others, eta - 2):
-                C = (i, j, *T)
-                w = sum(D[a, c] for a, c in itertools.combinations(C, 2)) / eta
-                pen = sum(m * cut_coefficient(rank1(S), C) for S, m in zip(cuts, mu))
-                least = min(least, w - lam[list(C)].sum() + pen)
+        def penalty(C):
+            return sum(m * cut_coefficient(rank1(S), C) for S, m in zip(cuts, mu))
+
+        least = least_pair_reduced_cost(D, lam, k, i, j, penalty)
         assert b[q] <= least + 1e-9
 
 
