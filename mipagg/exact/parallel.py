@@ -278,9 +278,9 @@ class ProcessBackend:
         procs = list((getattr(self.ex, "_processes", None) or {}).values()) if abort else []
         for proc in procs:
             proc.kill()
-        for proc in procs:
-            proc.join(5.0)
-        self.ex.shutdown(wait=not abort, cancel_futures=True)
+        # The pool's manager thread reaps the killed workers; waiting for it
+        # (rather than joining them here too) leaves no half-reaped process.
+        self.ex.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskBackend:
