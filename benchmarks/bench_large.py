@@ -45,7 +45,7 @@ KERNELS = {
     "cbfs": ("mipagg.heuristics.fixed", "cbfs_groups", "cbfs_groups_reference"),
     "vmdav": ("mipagg.heuristics.vmdav", "vmdav_labels", "vmdav_labels_reference"),
     "mdav-mhm": ("mipagg.heuristics.paths", "mdav_mhm", None),
-    "md": ("mipagg.heuristics.fixed", "md_groups", None),  # no separate reference kernel
+    "md": ("mipagg.heuristics.fixed", "md_groups", "md_groups_reference"),
 }
 
 

@@ -50,14 +50,9 @@ QUADRATIC = {"cg": 40.0, "bp": 40.0, "mf-tsp": 64.0}
 _WHY = {"cg": "its n×n distance matrices", "bp": "its n×n distance matrices",
         "mf-tsp": "its n paths of n records and its n×n neighbourhood matrix",
         "tsp-mhm": "the n×n distance matrix of its tour", "compress": "the distance matrix "
-        "of its tour over the n/c centroids", "md": "its blocks of 2048 × n distances",
-        "md-mhm": "its blocks of 2048 × n distances"}
-# MD's farthest pairs (mipagg.heuristics.fixed._farthest_pairs) come from blocks of
-# 2048 rows × n: bytes per cell of a block (measured: 4 912 MiB peak at n = 10⁵, p = 10,
-# docs/bench/large.md, i.e. about 25 B per cell; 32 with a margin)
-BLOCKED = {"md": (2048, 32.0), "md-mhm": (2048, 32.0)}
-LINEAR_METHODS = ("mdav", "vmdav", "cbfs", "npn-mhm", "mdav-mhm", "cbfs-mhm",
-                  "mdav-lk-mhm")
+        "of its tour over the n/c centroids"}
+LINEAR_METHODS = ("mdav", "vmdav", "md", "cbfs", "npn-mhm", "mdav-mhm", "md-mhm",
+                  "cbfs-mhm", "mdav-lk-mhm")
 
 
 def _dense(method: str, n: int, options: dict) -> tuple[float, int]:
@@ -79,9 +74,7 @@ def estimate_bytes(method: str, n: int, p: int, k: int, options: dict | None = N
     """Estimated peak memory (bytes) of ``method`` on n records of p attributes."""
     per, m = _dense(method, int(n), options or {})
     linear = int(n) * (LINEAR_P * int(p) + LINEAR_K * int(k) + LINEAR)
-    rows, cell = BLOCKED.get(method, (0, 0.0))
-    blocked = cell * min(rows, int(n)) * float(n)
-    return int(BASE + linear + blocked + per * float(m) ** 2)
+    return int(BASE + linear + per * float(m) ** 2)
 
 
 def _parse_size(text: str) -> int | None:
@@ -153,9 +146,6 @@ def max_records(method: str, p: int, k: int, options: dict | None = None,
     room = limit - BASE
     if room <= 0:
         return 0
-    if method in BLOCKED:                   # linear, with a large factor
-        rows, cell = BLOCKED[method]
-        return int(room // (lin + cell * rows))
     if per <= 0:
         return None
     # the dense part works on m ≈ n/c (+1) points

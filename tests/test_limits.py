@@ -16,6 +16,7 @@ from mipagg.api import microaggregate
 from mipagg.deadline import Deadline, chunk_steps
 from mipagg.errors import MipaggError
 from mipagg.generators import simu
+from mipagg.heuristics.fixed import md_groups
 from mipagg.improve import local_search, random_cluster_shuffling
 from mipagg.memory import available_bytes, check_memory, estimate_bytes, max_records
 from mipagg.methods import METHODS
@@ -183,18 +184,28 @@ def test_refused_before_starting_with_what_it_needs(monkeypatch):
         available_bytes()
 
 
-def test_md_blocks_are_counted(monkeypatch):
-    """MD's 2048 × n blocks (4.9 GiB measured at n = 10⁵): refused up front on a
-    million records with the 24 GiB of the reference machine, and the
-    suggested size fits."""
+def test_md_works_in_linear_memory(monkeypatch):
+    """MD and MD-MHM no longer build 2048 × n distance blocks (4.9 GiB
+    measured at n = 10⁵ before the index): a million records pass the check,
+    and a run on 20 000 records allocates a few MiB of numpy arrays (the old
+    blocks alone were 328 MB)."""
+    import tracemalloc
+
     monkeypatch.setenv("MIPAGG_MEMORY_LIMIT", "24G")
     for method in ("md", "md-mhm"):
-        assert estimate_bytes(method, 100_000, 10, 3) > 4.9 * 2**30
-        with pytest.raises(MipaggError, match=r"'md.*' on n = 1,000,000 records .*2048 × n"):
-            check_memory(method, 1_000_000, 10, 3)
-        fit = max_records(method, 10, 3)
-        assert 100_000 < fit < 1_000_000
-        check_memory(method, fit, 10, 3)
+        assert max_records(method, 10, 3) is None
+        assert estimate_bytes(method, 100_000, 10, 3) < 2**30
+        check_memory(method, 1_000_000, 10, 3)
+    X = np.random.default_rng(0).normal(size=(20_000, 10))
+    md_groups(X[:100], 3)                               # compile outside the count
+    tracemalloc.start()
+    try:
+        groups = md_groups(X, 3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sum(len(g) for g in groups) == 20_000
+    assert peak < 40 * 2**20
 
 
 def test_portfolio_skips_what_does_not_fit(monkeypatch):

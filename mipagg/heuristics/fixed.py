@@ -29,7 +29,7 @@ from ..validation import as_rows, check_k
 from . import _index as ix
 from ._common import centroid as _centroid, farthest_from_centroid, nearest, sqdist_to
 
-__all__ = ["md", "md_groups", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
+__all__ = ["md", "md_groups", "md_groups_reference", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
 
 
 
@@ -76,19 +76,24 @@ def close_groups(X, free, k, groups):
     return groups
 
 
-def _farthest_pairs(X, rows, block=2048):
-    """For every record of ``rows``: its farthest record among ``rows`` and
-    the squared distance (blocked, O(m²·p) time, O(block·m) memory)."""
-    Y = X[rows]
-    sq = np.einsum("ij,ij->i", Y, Y)
+def _farthest_scan(X, rows):
+    """For every record of ``rows``: its farthest record among ``rows`` (lowest
+    index on ties) and the squared distance, by a scan (O(m²·p) time)."""
     far = np.empty(rows.size, dtype=np.int64)
     fd = np.empty(rows.size)
-    for a in range(0, rows.size, block):
-        D = sq[a:a + block, None] + sq[None, :] - 2.0 * (Y[a:a + block] @ Y.T)
-        j = np.argmax(D, axis=1)
-        far[a:a + block] = rows[j]
-        fd[a:a + block] = D[np.arange(j.size), j]
+    for t, i in enumerate(rows):
+        d = sqdist_to(X, rows, X[i])
+        j = int(np.argmax(d))
+        far[t], fd[t] = rows[j], d[j]
     return far, fd
+
+
+def _farthest_upper(X, T):
+    """An upper bound on every record's farthest squared distance, (‖x − c₀‖ +
+    R)² with c₀ the index's reference point and R the largest ‖x − c₀‖ (the
+    triangle inequality, with a margin far above rounding): O(n·p)."""
+    nu = np.sqrt(((X - T[14]) ** 2).sum(axis=1))
+    return (nu + nu.max()) ** 2 * (1.0 + 1e-9) + 1e-300
 
 
 def _md_candidates(X, T, free, far, fd, heap):
@@ -97,7 +102,8 @@ def _md_candidates(X, T, free, far, fd, heap):
     (partner grouped) — lazily: a stale record is recomputed (by the index,
     against the remaining records) only when its old distance, an upper bound
     on its new one, reaches the top of the max-heap ``heap`` of
-    (−fd[i], i, far[i]); the same set as recomputing every stale record."""
+    (−fd[i], i, far[i]); the same set as recomputing every stale record.
+    ``far[i]`` = −1: not computed yet, ``fd[i]`` an upper bound.""" 
     best = None
     popped = []
     while heap:
@@ -108,7 +114,7 @@ def _md_candidates(X, T, free, far, fd, heap):
         if best is not None and -v < best - 1e-9 * max(1.0, best):
             break
         heapq.heappop(heap)
-        if not free[j]:  # stale: recompute, and back into the heap
+        if j < 0 or not free[j]:  # unknown or stale: recompute, back into the heap
             ix.farthest_each(T, X, free, np.array([i]), far, fd)
             heapq.heappush(heap, (-fd[i], i, far[i]))
             continue
@@ -120,59 +126,85 @@ def _md_candidates(X, T, free, far, fd, heap):
     return np.array(sorted(popped), dtype=np.int64)
 
 
-def md_groups(X: np.ndarray, k: int, *, indexed: bool = True) -> list[np.ndarray]:
+def md_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
     """Groups of maximum distance (seed 004 §4.2.2), in formation order; each
-    group starts with its centre (r or s).
+    group starts with its centre (r or s).  Exactly the groups of
+    :func:`md_groups_reference`, in O(n·p) memory: the partners are computed
+    lazily (only for the records that could still reach the top, from an
+    upper bound) and the k nearest found, by the exact index of
+    :mod:`mipagg.heuristics._index`; progress on stderr when ``verbose``."""
+    from ..progress import Progress
 
-    The farthest partner of every remaining record is cached and recomputed
-    only when that partner is grouped, so the O(n³/k) worst case of Lemma 3 is
-    rarely reached.  Of the most distant pair, r is the record farther from
-    the centroid of the remaining records (the seed leaves this open; this
-    choice reproduces more of seed 004 Table 5 than "lower row index first").
-    The stale partners are recomputed lazily (only those that could still
-    reach the top) by the exact index of :mod:`mipagg.heuristics._index`
-    (``indexed=False``: every stale one by a scan of the remaining records,
-    the readable reference; same groups).
-    """
+    X = as_rows(X)
+    n = X.shape[0]
+    k = check_k(k, n)
+    progress = Progress("md", enabled=verbose)
+    free = np.ones(n, dtype=bool)
+    T = ix.build_tree(X, ix.LEAF_SIZE)
+    far = np.full(n, -1, dtype=np.int64)
+    fd = _farthest_upper(X, T)
+    heap = [(-fd[i], i, -1) for i in range(n)]
+    heapq.heapify(heap)
+    groups: list[np.ndarray] = []
+    m = n
+    while m >= 2 * k:
+        ix.maybe_rebuild(T, X, free, m)
+        cand = _md_candidates(X, T, free, far, fd, heap)
+        r, s = _md_pair(X, cand, far, np.flatnonzero(free))
+        groups.append(_indexed_group(X, T, free, r, k))
+        if not free[s]:
+            s = int(ix.tree_farthest(T, X, free, X[r]))
+        groups.append(_indexed_group(X, T, free, s, k))
+        m -= 2 * k
+        progress.update(records=f"{n - m}/{n} grouped")
+    progress.done(records=f"{n}/{n} grouped")
+    return close_groups(X, free, k, groups)
+
+
+def md_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
+    """The readable O(n²) reference of :func:`md_groups`: the farthest partner
+    of every remaining record is cached and recomputed by a scan only when
+    that partner is grouped (so the O(n³/k) worst case of Lemma 3 is rarely
+    reached).  Of the most distant pair, r is the record farther from the
+    centroid of the remaining records (the seed leaves this open; this choice
+    reproduces more of seed 004 Table 5 than "lower row index first")."""
     X = as_rows(X)
     n = X.shape[0]
     k = check_k(k, n)
     free = np.ones(n, dtype=bool)
-    far = np.zeros(n, dtype=np.int64)
-    fd = np.full(n, -np.inf)
-    rows = np.arange(n)
-    far[rows], fd[rows] = _farthest_pairs(X, rows)
-    T = ix.build_tree(X, ix.LEAF_SIZE) if indexed else None
-    heap = [(-fd[i], i, far[i]) for i in range(n)] if indexed else []
-    heapq.heapify(heap)
+    far, fd = _farthest_scan(X, np.arange(n))
     groups: list[np.ndarray] = []
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
-        if T is not None:
-            ix.maybe_rebuild(T, X, free, rows.size)
-            cand = _md_candidates(X, T, free, far, fd, heap)
-        else:
-            stale = rows[~free[far[rows]]]
-            for i in stale:  # exact recomputation against the remaining records
-                d = sqdist_to(X, rows, X[i])
-                j = int(np.argmax(d))
-                far[i], fd[i] = rows[j], d[j]
-            # exact squared distances can differ in the last bits between the
-            # blocked and the direct formula: re-evaluate the candidate pair set
-            best = fd[rows].max()
-            cand = rows[fd[rows] >= best - 1e-9 * max(1.0, best)]
-        exact = np.array([((X[i] - X[far[i]]) ** 2).sum() for i in cand])
-        i = int(cand[int(np.argmax(exact))])
-        # orientation (not fixed by the paper): r is the end of the pair farther
-        # from the centroid of the remaining records (ties: lower row index)
-        a, b = min(i, int(far[i])), max(i, int(far[i]))
-        da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
-        r, s = (a, b) if da >= db else (b, a)
-        before = len(groups)
+        for i in rows[~free[far[rows]]]:  # stale: recompute against the remaining
+            d = sqdist_to(X, rows, X[i])
+            j = int(np.argmax(d))
+            far[i], fd[i] = rows[j], d[j]
+        best = fd[rows].max()
+        r, s = _md_pair(X, rows[fd[rows] >= best - 1e-9 * max(1.0, best)], far, rows)
         pair_groups(X, free, r, s, k, groups)
-        if T is not None:
-            ix.remove_rows(T, X, free, np.concatenate(groups[before:]))
     return close_groups(X, free, k, groups)
+
+
+def _md_pair(X, cand, far, rows):
+    """(r, s): of the candidate pairs (i, far[i]) (ascending i) the most distant
+    by the direct formula (first on ties), r the end farther from the
+    centroid of ``rows`` (ties: the lower row index)."""
+    exact = np.array([((X[i] - X[far[i]]) ** 2).sum() for i in cand])
+    i = int(cand[int(np.argmax(exact))])
+    a, b = min(i, int(far[i])), max(i, int(far[i]))
+    da, db = sqdist_to(X, np.array([a, b]), _centroid(X, rows))
+    return (a, b) if da >= db else (b, a)
+
+
+def _indexed_group(X, T, free, center, k):
+    """:func:`group_around` by the index: the same group, centre first."""
+    g = ix.tree_nearest(T, X, free, X[center], k)
+    if g[0] != center:
+        g = np.concatenate(([center], g[g != center][: k - 1]))
+    free[g] = False
+    ix.remove_rows(T, X, free, g)
+    return g
 
 
 def cbfs_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
@@ -204,12 +236,13 @@ def cbfs_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     return groups
 
 
-def md(X: np.ndarray, k: int) -> Partition:
+def md(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """Maximum distance fixed-size microaggregation (seed 004 §4.2.2).
 
     Groups of k records, the last one k..2k−1 (or a group that received
     fewer than k leftovers).  O(n³/k) distance computations in the worst
-    case (seed 004 Lemma 3), far fewer with the cached farthest partners.
+    case (seed 004 Lemma 3), far fewer with the cached farthest partners
+    and the index (:func:`md_groups`).
 
     Example
     -------
@@ -219,7 +252,7 @@ def md(X: np.ndarray, k: int) -> Partition:
     [4, 3]
     """
     X = as_rows(X)
-    return Partition.from_groups(md_groups(X, k), X)
+    return Partition.from_groups(md_groups(X, k, verbose=verbose), X)
 
 
 def cbfs(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:

@@ -159,9 +159,9 @@ def mdav_path_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     return close_groups(X, free, k, groups)
 
 
-def md_order(X: np.ndarray, k: int) -> np.ndarray:
+def md_order(X: np.ndarray, k: int, *, verbose: bool = False) -> np.ndarray:
     """Maximum-distance path (seed 004 §4.2.2 steps 1-6)."""
-    return groups_order(X, md_groups(X, k))
+    return groups_order(X, md_groups(X, k, verbose=verbose))
 
 
 def mdav_order(X: np.ndarray, k: int, *, verbose: bool = False) -> np.ndarray:
@@ -184,9 +184,9 @@ def npn_mhm(X: np.ndarray, k: int) -> Partition:
     return mhm(X, npn_order(X), k)
 
 
-def md_mhm(X: np.ndarray, k: int) -> Partition:
+def md_mhm(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     """MD-MHM (seed 004 §4.3): MHM on the maximum-distance path.  O(n³/k) worst case."""
-    return mhm(X, md_order(X, k), k)
+    return mhm(X, md_order(X, k, verbose=verbose), k)
 
 
 def mdav_mhm(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:

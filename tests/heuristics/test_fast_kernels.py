@@ -7,7 +7,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mipagg.generators import simu
 from mipagg.heuristics import _common, _index as ix
-from mipagg.heuristics.fixed import cbfs_groups, cbfs_groups_reference, md_groups
+from mipagg.heuristics.fixed import (
+    cbfs_groups,
+    cbfs_groups_reference,
+    md_groups,
+    md_groups_reference,
+)
 from mipagg.heuristics.mdav import mdav_groups, mdav_groups_reference
 from mipagg.heuristics.paths import (
     _npn_kernel,
@@ -167,10 +172,11 @@ def test_vmdav_random_file_equal_reference():
 def test_md_stale_partners_from_the_index(data):
     """MD's stale farthest partners from the index give the groups of the scan."""
     X, k = data
-    assert same_groups(md_groups(X, k), md_groups(X, k, indexed=False))
+    assert same_groups(md_groups(X, k), md_groups_reference(X, k))
 
 
-@pytest.mark.parametrize("n,p", [(1500, 10), (2000, 2)])
+@pytest.mark.parametrize("n,p", [(1500, 10), (2000, 2),
+                                 pytest.param(20_000, 10, marks=pytest.mark.slow)])
 def test_md_random_file_index_equals_scan(n, p):
     X = simu(n, p, seed=n).X
-    assert same_groups(md_groups(X, 3), md_groups(X, 3, indexed=False))
+    assert same_groups(md_groups(X, 3), md_groups_reference(X, 3))
