@@ -312,6 +312,7 @@ class BranchAndPrice(ColumnGeneration):
         self.nodes, self.max_depth, self.ident = 1, 0, 0
         self.gap_closing, self.closed_by, self.pool_mip_done = "not_needed", None, False
         self.tree_status: str | None = None
+        self.pruned_bound = np.inf      # least bound of the nodes cut off (see prune)
         self.fixer: PairFixing | None = None
         self.allowed = None             # the current node's allowed-column mask (None: all)
         self.node_cuts, self.pool_at_mip = 0, 0
@@ -354,6 +355,22 @@ class BranchAndPrice(ColumnGeneration):
 
     def closed(self, lb) -> bool:
         return lb is not None and lb >= self.cutoff()
+
+    def prune(self, bound) -> bool:
+        """Whether a node of this bound is cut off; its bound is kept, as a
+        looser ``gap_tol`` cuts off nodes whose bound is below the best SSE
+        and the certificate must say so (:meth:`certified_bound`)."""
+        if not self.closed(bound):
+            return False
+        self.pruned_bound = min(self.pruned_bound, float(bound))
+        return True
+
+    def certified_bound(self, best: float) -> float:
+        """The bound the nodes cut off certify: the best SSE itself when their
+        least bound is within 1e-6 (relative, the default ``gap_tol``) of it."""
+        if self.pruned_bound >= best - max(self.tol_abs, 1e-6 * abs(best)):
+            return best
+        return self.pruned_bound
 
     def run_node(self, cons, start_bound, depth):
         """Column generation at a node; returns (node result, node bound);
@@ -526,8 +543,8 @@ class BranchAndPrice(ColumnGeneration):
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
-        if not self.closed(self.root_bound) and self.tree_status is None \
-                and root.solution is not None:
+        if self.tree_status is None and root.solution is not None \
+                and not self.prune(self.root_bound):
             self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
@@ -543,7 +560,7 @@ class BranchAndPrice(ColumnGeneration):
         none is left or a limit is hit (``tree_status`` says which)."""
         while len(self.open) and self.tree_status is None:
             node = self.open.peek()
-            if node.bound >= self.cutoff():
+            if self.prune(node.bound):
                 self.open.pop()
                 continue
             if self.stop.expired():
@@ -574,12 +591,12 @@ class BranchAndPrice(ColumnGeneration):
         if self.interrupted(res, node, bound):
             return
         self.tree_pool_mip()
-        if bound >= self.cutoff() or res.solution is None:
+        if res.solution is None or self.prune(bound):
             return
         if self.settings.cuts and self.settings.node_cut_rounds:
             res, bound = self.node_cut_rounds(cons, res, bound, node)
-            if self.interrupted(res, node, bound) or bound >= self.cutoff() \
-                    or res.solution is None:
+            if self.interrupted(res, node, bound) or res.solution is None \
+                    or self.prune(bound):
                 return
         bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
         if bound is None:
@@ -637,7 +654,7 @@ class BranchAndPrice(ColumnGeneration):
             return None
         if node_bound is not None:
             bound = max(bound, node_bound)
-            if bound >= self.cutoff():
+            if self.prune(bound):
                 return None
         return bound
 
@@ -681,15 +698,14 @@ class BranchAndPrice(ColumnGeneration):
 
     def result(self) -> BranchAndPriceResult:  # type: ignore[override]  # richer result
         rounder, best = self.rounder, self.rounder.best_sse
-        cutoff = self.cutoff()
-        open_bounds = [b for b in self.open.bounds() if b < cutoff]
+        open_bounds = [b for b in self.open.bounds() if not self.prune(b)]
         status, closed_by = self.tree_status, self.closed_by
         if status is None:                  # the tree is exhausted (or was never needed)
-            status, lower = "optimal", best
+            status, lower = "optimal", self.certified_bound(best)
             closed_by = closed_by or ("tree" if self.nodes > 1 else "root")
         else:
             rest = self.root_bound if not len(self.open) and self.nodes == 1 else best
-            lower = min(min(open_bounds + [rest]), best)
+            lower = min(min(open_bounds + [rest]), self.certified_bound(best))
             if not np.isfinite(lower):
                 lower = None
             elif self.closed(lower):

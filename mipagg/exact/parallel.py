@@ -115,8 +115,9 @@ class SubtreeResult:
     """The nodes a task left open, as (bound, depth, together, apart, hints); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
-    time limit interrupted it; its busy seconds; the columns it found and
-    which worker (process and thread) it is."""
+    time limit interrupted it; its busy seconds; the columns it found,
+    which worker (process and thread) it is and the least bound of the nodes
+    it cut off."""
 
     open: list
     sse: float | None
@@ -127,6 +128,7 @@ class SubtreeResult:
     seconds: float
     columns: list = field(default_factory=list)
     worker: str = ""
+    pruned: float = np.inf          # least bound of the nodes it cut off
 
 
 # ---------------------------------------------------------------- the worker side
@@ -184,6 +186,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.stop = StopCriterion.start(task.seconds, gap_tol=tree.settings.gap_tol)
     tree.open = type(tree.open)()
     tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
+    tree.pruned_bound = np.inf
     before = _counts(tree)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
     tree.master.add_columns(task.columns + task.hints)
@@ -200,10 +203,10 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.master.set_allowed(None)
     tree.allowed = None
     rounder.finish()
-    cutoff, left = tree.cutoff(), []
+    left = []
     while len(tree.open):
         nd = tree.open.pop()
-        if nd.bound < cutoff:
+        if not tree.prune(nd.bound):
             left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, [])))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
@@ -212,7 +215,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
                          tree.tree_status == "time_limit", time.perf_counter() - t0,
                          list(tree.master.columns[pool:]),
-                         f"{os.getpid()}:{threading.get_ident()}")
+                         f"{os.getpid()}:{threading.get_ident()}", tree.pruned_bound)
 
 
 def _support(master) -> list:
@@ -411,7 +414,7 @@ class _Coordinator:
         while len(self.pending) < self.backend.capacity and len(tree.open) \
                 and tree.tree_status is None:
             node = tree.open.peek()
-            if node.bound >= tree.cutoff():
+            if tree.prune(node.bound):
                 self.hints.pop(tree.open.pop().ident, None)
                 continue
             if stop.expired():
@@ -467,6 +470,7 @@ class _Coordinator:
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]
         tree.max_depth = max(tree.max_depth, r.max_depth)
+        tree.pruned_bound = min(tree.pruned_bound, r.pruned)
         if r.time_limit:
             tree.tree_status = "time_limit"
         self.busy += r.seconds

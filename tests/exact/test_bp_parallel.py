@@ -250,3 +250,19 @@ def test_settings_with_a_client_as_dict_by_address():
             Client(cluster) as client:
         d = BPSettings(scheduler=client).as_dict()
         assert d["scheduler"] == client.scheduler.address and d["workers"] == 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_loose_gap_tolerance_reports_the_bound_it_proved(tree24, workers):
+    """gap_tol = 2 %: the nodes within 2 % of the best SSE are cut off and the
+    run is "optimal" within that tolerance, but the bound it reports is the
+    least bound of those nodes, never the best SSE itself."""
+    X, opt = tree24
+    r = branch_and_price(X, 3, gap_tol=0.02, workers=workers, **TREE_ONLY)
+    _valid(r, X, 3)
+    assert r.status == "optimal"
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    assert r.sse - r.lower_bound <= 0.02 * r.sse + 1e-9
+    exact = branch_and_price(X, 3, workers=workers, **TREE_ONLY)
+    assert exact.lower_bound == pytest.approx(opt, rel=1e-9)
+    assert r.nodes < exact.nodes and r.lower_bound < exact.lower_bound
