@@ -22,6 +22,9 @@ METHOD_OPTIONS = {
     "--time-limit": ("time_limit", float, "stop after this many seconds, keeping the best "
                      "solution and certified bound so far"),
     "--max-iterations": ("max_iterations", int, "cg iteration limit"),
+    "--gap-tol": ("gap_tol", float, "cg and bp: stop once the certified gap is at most this "
+                  "fraction of the best SSE (0.005: 0.5 %%; default 1e-6); the bound reported "
+                  "is the one proved"),
     "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "

@@ -52,7 +52,7 @@ class Status(str, Enum):
 _SUCCESS = frozenset({Status.OPTIMAL, Status.CONVERGED, Status.HEURISTIC_CONVERGED, Status.OK})
 
 _MESSAGES = {
-    Status.OPTIMAL: "Optimal: the lower bound meets the best SSE.",
+    Status.OPTIMAL: "Optimal: the lower bound meets the best SSE (within the gap tolerance).",
     Status.CONVERGED: "Converged: the bound is certified, a gap may remain.",
     Status.HEURISTIC_CONVERGED: "Heuristic pricing converged: no certified bound.",
     Status.NOT_CERTIFIED: "An exact pricing call failed: the LP value is not certified.",

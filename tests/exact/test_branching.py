@@ -135,3 +135,17 @@ def test_json_records_the_proof(capsys):
     assert s["branching"] == "strong" and s["gap_closed"] in (None, 1.0)
     assert main(["run", str(COMPANIES), "-k", "3", "--method", "bp", "--branching",
                  "best", "--quiet"]) == 2
+
+
+def test_gap_tol_flag_stops_at_the_gap_and_reports_the_bound(capsys):
+    """--gap-tol 0.05 on SimU 200: the root's bound is within 5 %, so the run
+    stops there, "optimal" within the tolerance, with that bound (not the SSE)."""
+    data = str(COMPANIES.parent / "simu_n200_seed1.csv")
+    assert main(["run", data, "-k", "3", "--method", "bp", "--gap-tol", "0.05", "--json",
+                 "--quiet"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["status"] == "optimal" and s["nodes"] == 1
+    assert s["lower_bound"] == s["root_cut_bound"] < s["sse"]
+    assert 0 < s["gap"] <= 5.0
+    assert main(["run", data, "-k", "3", "--method", "bp", "--gap-tol", "1.5", "--quiet"]) == 2
+    assert "gap_tol" in capsys.readouterr().err
