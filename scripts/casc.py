@@ -406,6 +406,7 @@ class Cell:
             lb = d.get("lower_bound")
             out.update(stage=self.stages[-1]["stage"], lower_bound=lb,
                        status=d.get("status"), bound_source=d.get("bound_source"),
+                       nodes=d.get("nodes"),
                        il=None if lb is None else 100 * lb / res.partition.sst())
             self.polish(res.partition, self.stages[-1]["stage"])
         else:
@@ -612,6 +613,7 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
                    bound_method=run["bound"]["method"], bound_status=run["bound"]["status"],
                    bound_source=run["bound"].get("bound_source"),
                    bound_seconds=run["bound"]["wall_seconds"],
+                   bound_nodes=run["bound"].get("nodes"),
                    bound_budget=run["parameters"]["budget_bound"],
                    bound_run_started=run["started"], bound_command=run["command"])
         row["quick"] = row.get("quick", False) or run["parameters"]["quick"]
@@ -631,7 +633,7 @@ CSV_FIELDS = ["data", "k", "published_printed", "published_method", "published_s
               "published_kind", "published_runs", "lowest_published_printed",
               "lowest_published_method", "lowest_published_source", "lowest_published_kind",
               "il", "sse", "sst", "method", "lower_bound", "bound_il", "gap", "beats_published",
-              "primal_seconds", "bound_seconds", "bound_budget", "status", "bound_method",
+              "primal_seconds", "bound_seconds", "bound_nodes", "bound_budget", "status", "bound_method",
               "bound_source", "label_file", "label_sha256", "verified", "checked_by", "runs",
               "quick"]
 
@@ -676,6 +678,8 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
                          f"{r['status']} |")
             continue
         status = r["status"] + (" (quick run)" if r.get("quick") else "")
+        if r["status"] == "optimal" and r.get("bound_nodes"):   # the proof's tree size
+            status += f", {r['bound_nodes']} nodes"
         bound_s = "–" if r.get("bound_seconds") is None else f"{r['bound_seconds']:.0f}"
         primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
         lines.append(
