@@ -5,7 +5,7 @@ value the seed papers publish (mipagg.experiments.published), mipagg's best
 partition (method, IL), a certified lower bound (IL), the gap and the times.
 
     python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
-                           [--budget-primal S] [--budget-bound S] [--seed S]
+                           [--budget-primal S] [--budget-bound S] [--seed S] [--workers N]
     python scripts/casc.py --polish S [--cells ...]
     python scripts/casc.py --table-only
 
@@ -392,11 +392,13 @@ class Cell:
                         "the primal budget lasts",
                 "wall_seconds": time.perf_counter() - t0}
 
-    def bound(self, budget: float, initial, initial_from: str) -> dict:
+    def bound(self, budget: float, initial, initial_from: str, workers: int = 1) -> dict:
         method = "bp" if "bp" in METHODS else "cg"
         t0 = time.perf_counter()
-        res = self.run("bound", method, {"time_limit": budget, "initial": initial}, cli=False,
-                       note=f"initial = {initial_from}")
+        options = {"time_limit": budget, "initial": initial}
+        if method == "bp" and workers > 1:
+            options["workers"] = workers
+        res = self.run("bound", method, options, cli=False, note=f"initial = {initial_from}")
         out = {"method": method, "wall_seconds": time.perf_counter() - t0,
                "initial_from": initial_from}
         if method == "cg":
@@ -449,7 +451,7 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     if committed is not None and (cell.best is None
                                   or committed[1]["sse"] < cell.best[0] * (1 - REL_TOL)):
         initial, initial_from = committed[0], f"the committed label file {rel(label_path)}"
-    bound = cell.bound(args.budget_bound, initial, initial_from)
+    bound = cell.bound(args.budget_bound, initial, initial_from, args.workers)
     if cell.best is None:
         raise SystemExit(f"casc: {data} k={k}: every stage failed; see the messages above")
 
@@ -491,7 +493,8 @@ def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: d
                  "n": int(cell.inst.X.shape[0]), "p": int(cell.inst.X.shape[1])},
         "k": k,
         "parameters": {"budget_primal": args.budget_primal, "budget_bound": args.budget_bound,
-                       "budget_polish": args.polish, "seed": args.seed, "quick": args.quick},
+                       "budget_polish": args.polish, "seed": args.seed, "quick": args.quick,
+                       "workers": args.workers},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
                  "sse": sse, "il": 100 * sse / check["independent"]["sst"],
@@ -816,6 +819,8 @@ def main(argv=None) -> int:
                     help=f"bound time limit per cell (default {FULL_BUDGETS[1]:.0f}, quick "
                          f"{QUICK_BUDGETS[1]:.0f})")
     ap.add_argument("--seed", type=int, default=0, help="seed of the primal stage (default 0)")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="bound stage: bp's tree on N processes (default 1)")
     ap.add_argument("--polish", type=float, metavar="SECONDS",
                     help="instead of the primal and bound stages: polish the committed label "
                          "file (merge-and-resplit search, then exact neighbourhood search) "
