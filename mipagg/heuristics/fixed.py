@@ -29,7 +29,8 @@ from ..validation import as_rows, check_k
 from . import _index as ix
 from ._common import centroid as _centroid, farthest_from_centroid, nearest, sqdist_to
 
-__all__ = ["md", "md_groups", "md_groups_reference", "cbfs", "cbfs_groups", "cbfs_groups_reference"]
+__all__ = ["md", "md_groups", "md_groups_reference", "cbfs", "cbfs_groups",
+           "cbfs_groups_reference"]
 
 
 
@@ -103,7 +104,7 @@ def _md_candidates(X, T, free, far, fd, heap):
     against the remaining records) only when its old distance, an upper bound
     on its new one, reaches the top of the max-heap ``heap`` of
     (−fd[i], i, far[i]); the same set as recomputing every stale record.
-    ``far[i]`` = −1: not computed yet, ``fd[i]`` an upper bound.""" 
+    ``far[i]`` = −1: not computed yet, ``fd[i]`` an upper bound."""
     best = None
     popped = []
     while heap:
