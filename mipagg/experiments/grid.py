@@ -138,7 +138,8 @@ class SubsetSet:
 
 
 # generator -> parameters it takes besides the seed
-GENERATORS = {"simu": {"n", "p"}, "simc": {"p", "clusters"}, "normal_small": {"n", "p"}}
+GENERATORS = {"simu": {"n", "p"}, "simc": {"p", "clusters"}, "normal_small": {"n", "p"},
+              "lognormal": {"n", "p", "sigma", "rho", "counts", "count_scale"}}
 
 
 @dataclass(frozen=True)
