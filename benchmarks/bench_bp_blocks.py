@@ -55,9 +55,8 @@ def main(argv=None) -> int:
             t0, c0 = time.perf_counter(), time.process_time()
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
-            gap = 100 * (r.sse - r.lower_bound) / r.sse
             print(f"| {inst.name} | {args.k} | {workers} | {r.status} | {r.lower_bound:.4f} | "
-                  f"{r.sse:.4f} | {gap:.3f} | {r.nodes} | {r.open_nodes} | {dt:.0f} | "
+                  f"{r.sse:.4f} | {r.gap:.3f} | {r.nodes} | {r.open_nodes} | {dt:.0f} | "
                   f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
     return 0
 

@@ -39,11 +39,16 @@ def group_around(X, free, center, k):
     """Take ``center`` and its k−1 nearest free records out of ``free``;
     return them (centre first)."""
     rows = np.flatnonzero(free)
-    pos = nearest(X, rows, X[center], k)
-    g = rows[pos]
-    if g[0] != center:  # duplicates at distance 0: keep the centre first
-        g = np.concatenate(([center], g[g != center][: k - 1]))
+    g = _centre_first(rows[nearest(X, rows, X[center], k)], center, k)
     free[g] = False
+    return g
+
+
+def _centre_first(g, center, k):
+    """The k nearest ``g`` of ``center`` with the centre first (duplicates at
+    distance 0 may put another record first, or leave the centre out)."""
+    if g[0] != center:
+        g = np.concatenate(([center], g[g != center][: k - 1]))
     return g
 
 
@@ -77,12 +82,12 @@ def close_groups(X, free, k, groups):
     return groups
 
 
-def _farthest_scan(X, rows):
-    """For every record of ``rows``: its farthest record among ``rows`` (lowest
-    index on ties) and the squared distance, by a scan (O(m²·p) time)."""
-    far = np.empty(rows.size, dtype=np.int64)
-    fd = np.empty(rows.size)
-    for t, i in enumerate(rows):
+def _farthest_scan(X, rows, of):
+    """For every record of ``of``: its farthest record among ``rows`` (lowest
+    index on ties) and the squared distance, by a scan (O(|of|·|rows|·p))."""
+    far = np.empty(len(of), dtype=np.int64)
+    fd = np.empty(len(of))
+    for t, i in enumerate(of):
         d = sqdist_to(X, rows, X[i])
         j = int(np.argmax(d))
         far[t], fd[t] = rows[j], d[j]
@@ -173,14 +178,13 @@ def md_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     n = X.shape[0]
     k = check_k(k, n)
     free = np.ones(n, dtype=bool)
-    far, fd = _farthest_scan(X, np.arange(n))
+    rows = np.arange(n)
+    far, fd = _farthest_scan(X, rows, rows)
     groups: list[np.ndarray] = []
     while free.sum() >= 2 * k:
         rows = np.flatnonzero(free)
-        for i in rows[~free[far[rows]]]:  # stale: recompute against the remaining
-            d = sqdist_to(X, rows, X[i])
-            j = int(np.argmax(d))
-            far[i], fd[i] = rows[j], d[j]
+        stale = rows[~free[far[rows]]]      # partner grouped: recompute against the rest
+        far[stale], fd[stale] = _farthest_scan(X, rows, stale)
         best = fd[rows].max()
         r, s = _md_pair(X, rows[fd[rows] >= best - 1e-9 * max(1.0, best)], far, rows)
         pair_groups(X, free, r, s, k, groups)
@@ -200,9 +204,7 @@ def _md_pair(X, cand, far, rows):
 
 def _indexed_group(X, T, free, center, k):
     """:func:`group_around` by the index: the same group, centre first."""
-    g = ix.tree_nearest(T, X, free, X[center], k)
-    if g[0] != center:
-        g = np.concatenate(([center], g[g != center][: k - 1]))
+    g = _centre_first(ix.tree_nearest(T, X, free, X[center], k), center, k)
     free[g] = False
     ix.remove_rows(T, X, free, g)
     return g
