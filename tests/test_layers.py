@@ -1,5 +1,6 @@
-"""The package's layers: no private name imported from another module and no
-import cycle, imports inside functions included (issue 21, item 5).
+"""The package's layers: no private name imported from another module, no
+import cycle, imports inside functions included (issue 21, item 5), and no
+function body over 80 lines outside the compiled kernels (issue 21's target).
 
 Every module of ``mipagg/`` is parsed with :mod:`ast`; each ``import`` and
 ``from ... import`` anywhere in it (module level, functions, methods) is one
@@ -127,6 +128,43 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
+MAX_BODY = 80
+
+
+def _compiled(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A numba kernel: decorated with ``njit``/``jit`` (bare or called)."""
+    for d in fn.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("njit", "jit"):
+            return True
+    return False
+
+
+def long_functions(package: Path, limit: int = MAX_BODY) -> list[tuple[str, str, int]]:
+    """(file, function, body lines) of every function whose body, its
+    docstring left out, is over ``limit`` lines, compiled kernels excepted."""
+    out = []
+    for path in sorted(package.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or _compiled(fn):
+                continue
+            body = fn.body
+            doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                   and isinstance(body[0].value.value, str))
+            first = body[1] if doc and len(body) > 1 else body[0]
+            lines = fn.end_lineno - first.lineno + 1
+            if lines > limit:
+                out.append((str(path.relative_to(package.parent)), fn.name, lines))
+    return out
+
+
+def test_no_function_body_over_80_lines():
+    found = long_functions(PACKAGE)
+    assert not found, "function bodies over 80 lines:\n" + "\n".join(
+        f"  {f}: {name} ({n} lines)" for f, name, n in found)
+
+
 def test_no_private_name_imported_across_modules():
     found = private_imports(PACKAGE)
     assert not found, "private names imported from another module:\n" + "\n".join(
@@ -167,3 +205,13 @@ def test_checker_finds_private_imports_and_cycles(toy):
     assert cycles(import_graph(toy)) == [["toy.a", "toy.b"]]
     (toy / "__init__.py").write_text("from .a import f\n__version__ = '1'\n")
     assert cycles(import_graph(toy)) == [["toy", "toy.a", "toy.b"]]
+
+
+def test_checker_finds_long_functions(toy):
+    long_body = "\n".join(f"    x{i} = {i}" for i in range(81))
+    (toy / "f.py").write_text(
+        "import numba\n\n"
+        f"def slow():\n    \"\"\"Doc.\"\"\"\n{long_body}\n\n"
+        f"@numba.njit(cache=True)\ndef kernel():\n{long_body}\n\n"
+        f"def short():\n    \"\"\"Doc.\"\"\"\n" + "\n".join(long_body.splitlines()[:80]) + "\n")
+    assert long_functions(toy) == [("toy/f.py", "slow", 81)]
