@@ -454,7 +454,8 @@ class _Coordinator:
             best = Partition(r.labels, tree.X)
             tree.rounder.best, tree.rounder.best_sse = best, best.sse()
             tree.root_fixed()                   # the root fixing at the better incumbent
-        for bound, depth, together, apart, hints in r.open:
+            tree.reclose_root()
+        for bound, depth, together, apart, hints in [] if tree.proven else r.open:
             if hints:
                 self.hints[tree.ident] = hints
             tree.open.push(Node(bound, -depth, tree.ident, together, apart))

@@ -278,6 +278,7 @@ class BPSettings(_Loadable):
     fixing: bool = True
     node_cut_rounds: int = 0
     tree_mip: float | None = None
+    reclose_root: bool = False
     workers: int = 1
     scheduler: object = None
 

@@ -33,8 +33,12 @@ def _check(r, X, k, opt):
         assert r.root_lp_bound <= r.root_cut_bound + 1e-9
 
 
+# root gap closing that fails for too many clusters, then is tried again in the tree
+RECLOSE = dict(cuts=False, close_gap_max_columns=5, mip_time=0, dive_time=0,
+               node_close_max_columns=0, reclose_root=True)
 MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
-         "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto")}
+         "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto"),
+         "reclose": RECLOSE}
 
 
 @settings(max_examples=40, deadline=None)
@@ -77,6 +81,24 @@ def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
     assert r.node_closings >= r.nodes_enumerated >= 1
     assert r.nodes < tree.nodes
     assert r.summary()["nodes_enumerated"] == r.nodes_enumerated
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_root_gap_closing_again_in_the_tree_proves_the_incumbent(census, workers):
+    """At the dive-less incumbent the root's gap holds more than 2 000 clusters;
+    once the tree has improved the incumbent it holds fewer, and the root's
+    gap closing, tried again, proves the optimum (fewer nodes than the tree)."""
+    s = subset(census, 40, "random", 0)
+    base = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
+                node_close_max_columns=0, threads=1)
+    off = branch_and_price(s.X, 4, **base)
+    on = branch_and_price(s.X, 4, reclose_root=True, workers=workers, **base)
+    assert off.status == on.status == "optimal" and off.closed_by == "tree"
+    assert on.sse == pytest.approx(off.sse, abs=1e-9)
+    assert on.lower_bound == pytest.approx(on.sse, abs=1e-9)
+    if workers == 1:
+        assert on.closed_by == "gap_closing" and on.gap_closing == "optimal"
+        assert on.nodes < off.nodes
 
 
 def test_cuts_raise_the_root_bound(census):
