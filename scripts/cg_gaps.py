@@ -26,9 +26,10 @@ def build(data, quick):
                       count=2 if quick else 5)
             for name in ("census", "tarragona")]
     if METHOD == "cg":
-        # the seed's algorithm: stop at the certified LP bound (no gap-closing MIP,
-        # which is an extension of ours and can take minutes per instance)
-        cg = MethodEntry("cg", {"close_gap": False})
+        # the seed's algorithm: both rounding heuristics at every master solution
+        # (MicroaggregationHeuristicMP, step 5c), stop at the certified LP bound (no
+        # gap-closing MIP, which is an extension of ours and can take minutes)
+        cg = MethodEntry("cg", {"close_gap": False, "rounding": "every"})
     else:  # until the method is registered: the same function, called directly
         print("cg_gaps: 'cg' is not registered; calling mipagg.exact.colgen:column_generation",
               file=sys.stderr)
