@@ -530,15 +530,17 @@ class BranchAndPrice(ColumnGeneration):
 
     def reclose_root(self) -> None:
         """Root gap closing again, at the root's certified duals, once the
-        tree has improved the incumbent since the last attempt and that
-        attempt failed for too many clusters (``reclose_root``): the clusters
+        tree has lowered the incumbent by ``RECLOSE_STEP`` of the root gap
+        since the last attempt and that attempt failed for too many clusters
+        or ran out of time (``reclose_root``): the clusters
         below UB − LB shrink fast with UB (a 300-record Census block at k = 5:
         3·10⁷ below the dive's incumbent, about 10⁵ below the tree's;
         docs/bench/casc_gap.md).  A success ends the tree (:attr:`proven`)."""
-        stop = self.root.stop
+        stop, best = self.root.stop, self.rounder.best_sse
         if not self.settings.reclose_root or self.proven or stop.duals is None \
-                or stop.bound is None or self.gap_closing not in RETRY_CLOSING \
-                or self.rounder.best_sse >= self.reclosed_at - self.tol_abs:
+                or stop.bound is None or self.gap_closing not in RECLOSE_AFTER \
+                or best > self.reclosed_at - max(self.tol_abs, RECLOSE_STEP * (
+                    self.reclosed_at - stop.bound)):
             return
         t0, mip0 = time.perf_counter(), self.seconds["mip"]
         limit = None if self.close_gap_time is None else t0 + float(self.close_gap_time)
@@ -793,6 +795,8 @@ class BranchAndPrice(ColumnGeneration):
 
 
 RETRY_CLOSING = ("too_many_columns", "too_many_nodes")   # outcomes a better UB may change
+RECLOSE_AFTER = RETRY_CLOSING + ("time_limit",)        # in the tree, the MIP's time-out too
+RECLOSE_STEP = 0.1          # share of the root's UB − LB the incumbent must drop by
 
 
 def dive(master, ctx, settings, rounder, X, end) -> int:
