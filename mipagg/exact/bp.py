@@ -188,8 +188,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
                      mip_nodes=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     branching="fractional", node_cut_rounds=0, tree_mip=None, reclose_root=False, workers=1,
-                     scheduler=None, settings=None, verbose=False) -> BranchAndPriceResult:
+                     branching="fractional", node_cut_rounds=0, tree_mip=None,
+                     reclose_root=False, workers=1, scheduler=None, settings=None,
+                     verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -238,9 +239,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     tree_mip : rerun the pool MIP (``mip_time``, at most half the time left)
         in the tree whenever the pool has grown by this factor since the last
         one (e.g. 1.5); None (the default): only at the root.
-    reclose_root : after root gap closing failed for too many clusters, try
-        it again (root duals, same limits) each time the tree improves the
-        incumbent; a success proves the incumbent optimal and ends the tree
+    reclose_root : after root gap closing found too many clusters or ran out
+        of time, try it again (root duals, ``close_gap_time``) whenever the
+        tree has lowered the incumbent by a tenth of the root gap; a success
+        proves the incumbent optimal and ends the tree
         (:meth:`BranchAndPrice.reclose_root`).  Off by default.
     workers : solve the tree's nodes on this many local processes
         (:mod:`mipagg.exact.parallel`; the same optimum, the tree may differ).
