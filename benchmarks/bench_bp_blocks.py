@@ -61,8 +61,8 @@ def main(argv=None) -> int:
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
             print(f"| {inst.name} | {args.k} | {workers} | {r.status} | {r.closed_by} | "
-                  f"{r.lower_bound:.4f} | "
-                  f"{r.sse:.4f} | {r.gap:.3f} | {r.nodes} | {r.open_nodes} | {dt:.0f} | "
+                  f"{r.lower_bound:.4f} | {r.sse:.4f} | {r.gap:.3f} | {r.nodes} | "
+                  f"{r.open_nodes} | {dt:.0f} | "
                   f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
     return 0
 

@@ -30,19 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mipagg.exact.bounds import enumerate_below, lagrangian_bound  # noqa: E402
-from mipagg.exact.bp import BranchAndPrice  # noqa: E402
-from mipagg.exact.pricing.constraints import PricingConstraints  # noqa: E402
+from mipagg.exact.bp import BranchAndPrice, cut_constraints  # noqa: E402
 from mipagg.exact.pricing.rounds import pricing_round  # noqa: E402
 from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
-
-
-def _constraints(bp, sig):
-    cuts = [] if sig is None else \
-        [(S, max(-float(s), 0.0)) for S, s in zip(bp.master.cuts, sig)]
-    return PricingConstraints.build(bp.n, apart=bp.root_fixed(), cuts=cuts)
 
 
 def central_duals(bp, rounds=30):
@@ -65,7 +58,8 @@ def central_duals(bp, rounds=30):
         h.run()
         row = np.asarray(h.getSolution().row_dual, dtype=float)
         lam, sig = row[:n], np.minimum(row[n:], 0.0)
-        r = pricing_round(bp.ctx, lam, mode="enumeration", constraints=_constraints(bp, sig),
+        cons = cut_constraints(bp.master, bp.n, sig, apart=bp.root_fixed())
+        r = pricing_round(bp.ctx, lam, mode="enumeration", constraints=cons,
                           complete=True, max_columns=100)
         lb = lagrangian_bound(lam, r.min_reduced_costs, k) + float(sig.sum())
         info["rounds"] += 1
@@ -127,7 +121,7 @@ def main(argv=None) -> int:
         lam, sig, lb, info = central_duals(bp)
         out.update(lb=lb, central=info)
         print(json.dumps({"central": info, "lb": lb}, default=float), flush=True)
-    cons = _constraints(bp, sig)
+    cons = cut_constraints(bp.master, bp.n, sig, apart=bp.root_fixed())
     for share in (float(f) for f in args.fractions.split(",")):
         threshold = share * (ub - out["lb"]) + bp.tol_abs
         for eta in range(args.k, 2 * args.k):

@@ -71,6 +71,7 @@ from .settings import BPSettings, StopCriterion, merge_settings
 from .treestats import gap_closed, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
+           "cut_constraints",
            "branching_pair", "pair_weights", "dive"]
 
 # Root gap closing's own limit under a time limit: beyond it the root MIP rarely
@@ -487,17 +488,22 @@ class BranchAndPrice(ColumnGeneration):
         and solve the integer master over them (module docstring)."""
         t0, mip0 = time.perf_counter(), self.seconds["mip"]
         stop = self.root.stop
-        gc_stop = self.stop if self.close_gap_time is None else \
-            self.stop.until(t0 + float(self.close_gap_time))
         if self.closed(self.root_bound):
             self.closed_by = "root"
         elif not self.settings.close_gap:
             self.gap_closing = "disabled"
         elif stop.reason == "converged" and stop.duals is not None and stop.bound is not None:
-            self._close_root(stop, gc_stop.deadline)
+            self._close_root(stop, self.close_gap_deadline(t0))
         else:
             self.gap_closing = "skipped"
         self.seconds["close_gap"] = time.perf_counter() - t0 - (self.seconds["mip"] - mip0)
+
+    def close_gap_deadline(self, t0: float) -> float | None:
+        """When a root gap closing started at ``t0`` must stop: ``close_gap_time``
+        after it, and never after the run's deadline."""
+        if self.close_gap_time is None:
+            return self.stop.deadline
+        return self.stop.until(t0 + float(self.close_gap_time)).deadline
 
     def _close_root(self, stop, deadline) -> None:
         """Gap closing at the root; a second attempt only after the pool MIP
@@ -515,7 +521,7 @@ class BranchAndPrice(ColumnGeneration):
     def _close_at_root(self, stop, deadline) -> None:
         """One gap-closing attempt at the root's certified duals (``stop``)
         below the current incumbent."""
-        cons = _cut_constraints(self.master, self.n, stop.cut_duals, apart=self.root_fixed())
+        cons = cut_constraints(self.master, self.n, stop.cut_duals, apart=self.root_fixed())
         rounder = self.rounder
         self.reclosed_at = rounder.best_sse
         self.gap_closing, opt, bound = close_gap_by_enumeration(
@@ -545,9 +551,7 @@ class BranchAndPrice(ColumnGeneration):
                     self.reclosed_at - stop.bound)):
             return
         t0, mip0 = time.perf_counter(), self.seconds["mip"]
-        limit = None if self.close_gap_time is None else t0 + float(self.close_gap_time)
-        self._close_at_root(stop, self.stop.until(limit).deadline if limit else
-                            self.stop.deadline)
+        self._close_at_root(stop, self.close_gap_deadline(t0))
         self.proven = self.gap_closing == "optimal"
         if self.proven:
             while len(self.open):
@@ -899,7 +903,7 @@ def _earliest(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _cut_constraints(master, n, cut_duals, together=(), apart=()):
+def cut_constraints(master, n, cut_duals, together=(), apart=()):
     """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
     a node's branching pairs)."""
     if (not master.cuts or cut_duals is None or cut_duals.size == 0) and \
@@ -943,7 +947,7 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     partition offered to ``rounder``), else why not; bound a lower bound for
     the subtree proved by a time-limited MIP, or None.  Costs one enumeration
     per size (at most ``max_columns`` clusters in all) plus one MIP."""
-    cons = _cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
+    cons = cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
     outcome, opt, bound = close_gap_by_enumeration(
         D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
         deadline, constraints=cons, ctx=ctx)
