@@ -1,7 +1,7 @@
 """The MDAV family at large n, side by side with sdcMicro's C++ MDAV.
 
     .venv/bin/python benchmarks/bench_large.py [--sizes 1000,10000,100000,1000000]
-        [--methods mdav] [--k 3] [--p 10] [--reference-up-to 10000] [--peer-up-to 100000]
+        [--methods mdav,mdav-1t,mdav-2t] [--k 3] [--p 10] [--reference-up-to 10000] [--peer-up-to 100000]
         [--peer-dir ../shared/peers/sdcmicro]
 
 For every n: one SimU file (seed 004 §5: uniform in [−10⁴, 10⁴]^p, seed n) is
@@ -39,9 +39,12 @@ from _env import machine
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT.parent / "shared" / "peers" / "sdcmicro"
 
-# method name -> (module, fast function, reference function or None); labels via Partition
+# method name -> (module, fast function, reference function or None[, keyword arguments]);
+# labels via Partition.  mdav chooses one or two threads as it goes; the -1t/-2t rows fix it.
 KERNELS = {
     "mdav": ("mipagg.heuristics.mdav", "mdav_groups", "mdav_groups_reference"),
+    "mdav-1t": ("mipagg.heuristics.mdav", "mdav_groups", "mdav_groups_reference", {"threads": 1}),
+    "mdav-2t": ("mipagg.heuristics.mdav", "mdav_groups", "mdav_groups_reference", {"threads": 2}),
     "cbfs": ("mipagg.heuristics.fixed", "cbfs_groups", "cbfs_groups_reference"),
     "vmdav": ("mipagg.heuristics.vmdav", "vmdav_labels", "vmdav_labels_reference"),
     "mdav-mhm": ("mipagg.heuristics.paths", "mdav_mhm", None),
@@ -65,6 +68,7 @@ def _labels(result, n):
 
 def child(args) -> None:
     """Run one method on one CSV and print a JSON line (in a subprocess)."""
+    import functools
     import importlib
 
     import numpy as np
@@ -72,9 +76,9 @@ def child(args) -> None:
     from mipagg.instance import read_csv
     from mipagg.partition import Partition
 
-    mod, fast, ref = KERNELS[args.method]
+    mod, fast, ref, *kw = KERNELS[args.method]
     module = importlib.import_module(mod)
-    fast_fn = getattr(module, fast)
+    fast_fn = functools.partial(getattr(module, fast), **(kw[0] if kw else {}))
     warm = np.random.default_rng(0).normal(size=(60, args.p))
     fast_fn(warm, args.k)  # load / compile the kernels outside the timing
     t0 = time.perf_counter()

@@ -78,7 +78,7 @@ def sqdist_col(XT, t, q):
 
 
 @njit(cache=True, inline="always")
-def _leaf_sqdist(XT, a, b, q, buf):
+def leaf_sqdist(XT, a, b, q, buf):
     """``buf[:b−a]`` = the distances of columns a..b−1 of ``XT`` to ``q``, each
     summed over the coordinates in order like :func:`sqdist_row` (the same
     numbers), one coordinate at a time over the leaf (vectorizes)."""
@@ -94,7 +94,7 @@ def _leaf_sqdist(XT, a, b, q, buf):
 
 
 @njit(cache=True, inline="always")
-def _sqdist_pts(a, b):
+def sqdist_pts(a, b):
     s = 0.0
     for j in range(a.shape[0]):
         d = a[j] - b[j]
@@ -263,11 +263,11 @@ def _fill(T, X, rows):
     for v in range(nn - 1, 0, -1):  # children are numbered after their parent
         maxn2[parent[v]] = max(maxn2[parent[v]], maxn2[v])
     for u in range(1, nn):  # distance from a node's ball centre to its parent's
-        off[u] = np.sqrt(_sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
+        off[u] = np.sqrt(sqdist_pts(cen[u], cen[parent[u]])) * (1.0 + BALL_MARGIN)
     for v in range(nn):
         for j in range(p):
             cc[v, j] = cen[v, j] - c0[j]
-        L2[v] = _sqdist_pts(cen[v], c0)
+        L2[v] = sqdist_pts(cen[v], c0)
     # the records in tree order, transposed (a leaf's coordinate j is
     # contiguous), their remaining flags in that order and each row's position
     for t in range(m):
@@ -344,7 +344,7 @@ def tree_remove(T, X, alive, i):
 
 
 @njit(cache=True, inline="always")
-def _upper(T, v, q, w, qn, best):
+def upper_far(T, v, q, w, qn, best):
     """An upper bound on the computed distance from ``q`` to any record of node
     v (``w`` = q − c₀, ``qn`` ≥ ‖w‖²), the least of
 
@@ -431,7 +431,7 @@ def _lower(T, v, q, wlo):
         nb = (wlo - R) * (wlo - R) * (1.0 - 1e-9)
         if nb > s:
             s = nb
-    c = np.sqrt(_sqdist_pts(q, cen[v])) - rad[v]
+    c = np.sqrt(sqdist_pts(q, cen[v])) - rad[v]
     if c > 0:
         c = c * c * (1.0 - BALL_MARGIN)
         if c > s:
@@ -440,10 +440,15 @@ def _lower(T, v, q, wlo):
 
 
 @njit(cache=True)
-def _farthest_below(T, q, w, qn, roots, rb, nr, best, arg):
+def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
     """Depth-first search for the record farthest from ``q`` under the nodes
     ``roots[:nr]`` (upper bounds ``rb``), from a lower bound ``best`` reached
-    by record ``arg`` (−1: none): (best, arg), ties to the lowest index."""
+    by record ``arg`` (−1: none): (best, arg), ties to the lowest index.
+
+    ``shared[me]`` receives the best distance as it grows, and nodes are
+    pruned against the largest entry of ``shared`` as well: the searches of
+    other threads over other roots (each entry a distance some remaining
+    record reaches, so the answer is the same)."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
     right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
     nodes = np.empty(STACK, dtype=np.int64)
@@ -457,11 +462,14 @@ def _farthest_below(T, q, w, qn, roots, rb, nr, best, arg):
     while sp > 0:
         sp -= 1
         v = nodes[sp]
-        if bounds[sp] < best or cnt[v] == 0:
+        g = best
+        for t in range(shared.shape[0]):
+            g = max(g, shared[t])
+        if bounds[sp] < g or cnt[v] == 0:
             continue
         if left[v] < 0:
             a = start[v]
-            _leaf_sqdist(Xp, a, end[v], q, buf)
+            leaf_sqdist(Xp, a, end[v], q, buf)
             for t in range(a, end[v]):
                 if talive[t]:
                     d = buf[t - a]
@@ -469,17 +477,18 @@ def _farthest_below(T, q, w, qn, roots, rb, nr, best, arg):
                     if d > best or (d == best and i < arg):
                         best = d
                         arg = i
+            shared[me] = best
             continue
         a, b = left[v], right[v]
-        ua = _upper(T, a, q, w, qn, best) if cnt[a] > 0 else -1.0
-        ub = _upper(T, b, q, w, qn, best) if cnt[b] > 0 else -1.0
+        ua = upper_far(T, a, q, w, qn, g) if cnt[a] > 0 else -1.0
+        ub = upper_far(T, b, q, w, qn, g) if cnt[b] > 0 else -1.0
         if ua > ub:  # push the more promising child last
             a, b, ua, ub = b, a, ub, ua
-        if ua >= best and ua >= 0:
+        if ua >= g and ua >= 0:
             nodes[sp] = a
             bounds[sp] = ua
             sp += 1
-        if ub >= best and ub >= 0:
+        if ub >= g and ub >= 0:
             nodes[sp] = b
             bounds[sp] = ub
             sp += 1
@@ -491,10 +500,10 @@ def tree_farthest(T, X, alive, q):
     """The remaining record farthest from point ``q`` (lowest index on ties):
     ``argmax`` of the reference over the remaining rows in ascending order."""
     w = q - T[14]
-    qn = _sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+    qn = sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
     roots = np.zeros(1, dtype=np.int64)
     rb = np.full(1, np.inf)
-    return _farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1)[1]
+    return farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1, np.full(1, -1.0), 0)[1]
 
 
 @njit(cache=True)
@@ -524,7 +533,7 @@ def tree_nearest(T, X, alive, q, m):
     bi = np.empty(m, dtype=np.int64)
     c = 0
     buf = np.empty(T[20])
-    wlo = np.sqrt(_sqdist_pts(q, T[14])) * (1.0 - BALL_MARGIN)
+    wlo = np.sqrt(sqdist_pts(q, T[14])) * (1.0 - BALL_MARGIN)
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     nodes[0] = 0
@@ -537,7 +546,7 @@ def tree_nearest(T, X, alive, q, m):
             continue
         if left[v] < 0:
             a = start[v]
-            _leaf_sqdist(Xp, a, end[v], q, buf)
+            leaf_sqdist(Xp, a, end[v], q, buf)
             for t in range(a, end[v]):
                 if not talive[t]:
                     continue
@@ -662,7 +671,7 @@ def farthest_from_centroid(C, X, alive, m):
         dj = 2.0 * (errS[j] / m + g * M[j] + 2.0 * U * (abs(c[j]) + M[j]))
         delta2 += dj * dj
     delta = np.sqrt(delta2) * 1.01
-    dc = np.sqrt(_sqdist_pts(c, c0)) * (1.0 + BALL_MARGIN)
+    dc = np.sqrt(sqdist_pts(c, c0)) * (1.0 + BALL_MARGIN)
     ru = 8.0 * (p + 4) * U  # relative rounding of a computed distance, generous
     best = -1.0
     ncand = 0

@@ -10,7 +10,8 @@ last group; with fewer than 2k left, they form the last group.
 
 :func:`mdav_groups` answers the farthest and nearest queries with the exact
 index of :mod:`mipagg.heuristics._index` (sub-quadratic in practice; 10⁶
-uniform records in 10 dimensions: about two CPU minutes, docs/bench/large.md);
+uniform records in 10 dimensions: 1.5–2 minutes on one thread, 1.4× less
+with the queries around r on two, docs/bench/large.md);
 :func:`mdav_groups_reference` is the readable
 O(n²/k) version it is tested against: same groups, same order, ties to the
 lowest row index.
@@ -23,7 +24,7 @@ from numba import njit
 
 from ..partition import Partition
 from ..validation import as_rows, check_k
-from . import _index as ix
+from . import _index as ix, _twocore as tc
 from ._common import farthest_from_centroid, nearest, sqdist_to
 
 __all__ = ["mdav", "mdav_groups", "mdav_groups_reference"]
@@ -40,17 +41,22 @@ def _take_group(X, remaining, center_pos, k):
 
 
 @njit(cache=True)
-def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget):
+def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget, two):
     """At most ``budget`` MDAV steps (two groups each) from state ``st`` =
-    (remaining, written, groups); True once every group is formed."""
+    (remaining, written, groups); True once every group is formed.  ``two``:
+    the queries around r on two threads (:mod:`._twocore`, same groups)."""
     n = X.shape[0]
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= 3 * k and steps < budget:
         ix.maybe_rebuild(T, X, alive, m)
         r = ix.farthest_from_centroid(C, X, alive, m)
-        s = ix.tree_farthest(T, X, alive, X[r])
-        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+        if two:
+            s, near = tc.farthest_and_nearest(T, X, alive, r, k)
+            pos = ix.take_nearest(T, C, X, alive, r, near, k, out, pos, False)
+        else:
+            s = ix.tree_farthest(T, X, alive, X[r])
+            pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
         if not alive[s]:  # only when every remaining record is equidistant from r
             s = ix.tree_farthest(T, X, alive, X[r])
         pos = ix.take_group(T, C, X, alive, s, k, out, pos, False)
@@ -77,19 +83,25 @@ def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget):
     return done
 
 
-def mdav_groups(X: np.ndarray, k: int, *, verbose: bool = False) -> list[np.ndarray]:
+def mdav_groups(X: np.ndarray, k: int, *, verbose: bool = False,
+                threads: int | None = None) -> list[np.ndarray]:
     """The groups of MDAV, in the order they are formed (each starts with its
     centre r or s), exactly those of :func:`mdav_groups_reference`.
 
     The farthest and nearest queries go to the compiled index of
     :mod:`mipagg.heuristics._index` (k-d tree with removals, scan by distance
-    to a moving centre); O(n) memory.  ``verbose`` prints progress to stderr.
+    to a moving centre); O(n) memory.  ``threads``: 1 or 2 threads for the
+    queries around r, or None to choose as the run goes (two on large files
+    when they are faster; :class:`._twocore.Threads`); the groups are the
+    same.  ``verbose`` prints progress to stderr.
     """
     X = as_rows(X)
     k = check_k(k, X.shape[0])
+    choice = tc.Threads(threads, X.shape[0])
     T, C, alive, out, st = ix.start(X)
     sizes = np.empty(X.shape[0] // k + 1, dtype=np.int64)
-    ix.in_chunks(lambda budget: _mdav_steps(X, k, T, C, alive, out, sizes, st, budget),
+    ix.in_chunks(choice.steps(lambda budget, two: _mdav_steps(X, k, T, C, alive, out, sizes, st,
+                                                              budget, two)),
                  st, X.shape[0], "mdav", verbose)
     return np.split(out, np.cumsum(sizes[:st[2]])[:-1])
 
@@ -128,10 +140,11 @@ def mdav_groups_reference(X: np.ndarray, k: int) -> list[np.ndarray]:
     return groups
 
 
-def mdav(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
+def mdav(X: np.ndarray, k: int, *, verbose: bool = False, threads: int | None = None) -> Partition:
     """MDAV fixed-size microaggregation (Domingo-Ferrer & Torra 2005; seed 004
     section 4.2.3).  Every group has k records except possibly the last
-    (k..2k−1).  O(n²/k) distance computations.
+    (k..2k−1).  O(n²/k) distance computations.  ``threads``: see
+    :func:`mdav_groups` (the partition does not depend on it).
 
     Example
     -------
@@ -140,4 +153,4 @@ def mdav(X: np.ndarray, k: int, *, verbose: bool = False) -> Partition:
     >>> mdav(X, 3).sizes.tolist()
     [3, 3]
     """
-    return Partition.from_groups(mdav_groups(X, k, verbose=verbose), X)
+    return Partition.from_groups(mdav_groups(X, k, verbose=verbose, threads=threads), X)

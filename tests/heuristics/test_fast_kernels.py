@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mipagg.generators import simu
-from mipagg.heuristics import _common, _index as ix
+from mipagg.heuristics import _common, _index as ix, _twocore as tc
 from mipagg.heuristics.fixed import (
     cbfs_groups,
     cbfs_groups_reference,
@@ -22,8 +22,13 @@ from mipagg.heuristics.paths import (
 )
 from mipagg.heuristics.vmdav import vmdav_labels, vmdav_labels_reference
 
-KERNELS = [(mdav_groups, mdav_groups_reference), (cbfs_groups, cbfs_groups_reference),
-           (mdav_path_groups, mdav_path_groups_reference)]
+
+def mdav_two_threads(X, k):
+    return mdav_groups(X, k, threads=2)
+
+
+KERNELS = [(mdav_groups, mdav_groups_reference), (mdav_two_threads, mdav_groups_reference),
+           (cbfs_groups, cbfs_groups_reference), (mdav_path_groups, mdav_path_groups_reference)]
 
 
 def same_groups(a, b):
@@ -135,6 +140,9 @@ def test_queries_equal_reference(data):
     assert np.array_equal(ix.tree_nearest(T, X, alive, X[q], m), near)
     fc = rows[_common.farthest_from_centroid(X, rows)]
     assert ix.farthest_from_centroid(C, X, alive, rows.size) == fc
+    if alive[q]:  # the two-thread queries around a remaining record
+        s, near2 = tc.farthest_and_nearest(T, X, alive, q, m)
+        assert s == far and np.array_equal(near2, near)
 
 
 def test_centroid_near_tie_is_decided_by_the_reference_centroid():
@@ -180,3 +188,32 @@ def test_md_stale_partners_from_the_index(data):
 def test_md_random_file_index_equals_scan(n, p):
     X = simu(n, p, seed=n).X
     assert same_groups(md_groups(X, 3), md_groups_reference(X, 3))
+
+
+# --- two threads: when they run --------------------------------------------------
+
+def test_threads_choice():
+    with pytest.raises(ValueError, match="threads must be 1, 2 or None"):
+        tc.Threads(3, 10**6)
+    assert tc.Threads(None, tc.MIN_N - 1).pick() == 1
+    assert tc.Threads(2, 10).pick() == 2
+
+
+@pytest.mark.skipif(tc.numba.get_num_threads() < 2, reason="one numba thread")
+def test_threads_automatic_choice_follows_the_faster_kernel():
+    import time
+
+    ran = []
+
+    def kernel(budget, two):  # the one-thread kernel is the slower here
+        ran.append(two)
+        time.sleep(0.001 if two else 0.03)
+        return len(ran) == 3 * tc.PROBE
+
+    choice = tc.Threads(None, 10**6)
+    steps = choice.steps(kernel)
+    while not steps(1):
+        pass
+    assert ran[:2] == [False, True]                 # both timed first
+    assert ran.count(False) == 1 + 3                # then once per PROBE chunks
+    assert choice.chunks == {1: 4, 2: 3 * tc.PROBE - 4}
