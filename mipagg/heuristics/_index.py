@@ -153,7 +153,10 @@ def _count_nodes(n, leaf_size):
 def build_tree(X, leaf_size):
     """The k-d tree over all rows of ``X`` (every record remaining)."""
     n, p = X.shape
-    leaf_size = max(1, leaf_size)
+    # at least two leaves: a one-node tree's bound arrays (views of NB) would be
+    # contiguous, so numba would compile every kernel a second time for them,
+    # and two cached versions of a parallel kernel crash numba (_twocore)
+    leaf_size = max(1, min(leaf_size, n // 2))
     nn = _count_nodes(n, leaf_size)
     # the bounds of a node side by side in memory (siblings are adjacent too):
     # box lo, hi, ball centre, centre − c0, radius, max ‖x − c0‖², ‖centre − c0‖²

@@ -217,3 +217,11 @@ def test_threads_automatic_choice_follows_the_faster_kernel():
     assert ran[:2] == [False, True]                 # both timed first
     assert ran.count(False) == 1 + 3                # then once per PROBE chunks
     assert choice.chunks == {1: 4, 2: 3 * tc.PROBE - 4}
+
+
+def test_tree_types_do_not_depend_on_the_size():
+    """One compiled version of every kernel: a tree over a few records has the
+    array layouts of a large one (two cached versions of the parallel kernel
+    of ``_twocore`` crash numba)."""
+    small, large = (ix.start(np.random.default_rng(0).normal(size=(n, 3)))[0] for n in (2, 500))
+    assert tc.numba.typeof(small) == tc.numba.typeof(large)
