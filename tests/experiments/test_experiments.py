@@ -346,8 +346,11 @@ def test_example_grid_file_parses():
 
 def test_bad_options_and_targets_are_refused_before_running():
     with pytest.raises(GridError, match=r"method 'mdav\(speed=2\)' does not take option\(s\) "
-                                        r"\['speed'\]; it takes none"):
+                                        r"\['speed'\]; it takes \['threads'\]"):
         Grid([_tiny_instances()], [MethodEntry("mdav", {"speed": 2})], k=(2,)).runs()
+    with pytest.raises(GridError, match=r"method 'cbfs\(speed=2\)' does not take option\(s\) "
+                                        r"\['speed'\]; it takes none"):
+        Grid([_tiny_instances()], [MethodEntry("cbfs", {"speed": 2})], k=(2,)).runs()
     with pytest.raises(GridError, match="cannot load target 'no.such:fn'"):
         Grid([_tiny_instances()], [MethodEntry("x", target="no.such:fn")], k=(2,)).runs()
 
