@@ -25,6 +25,7 @@ machine whose second core is busy the one-thread kernel is faster.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 
@@ -145,6 +146,9 @@ def farthest_and_nearest(T, X, alive, r, k):
     return s, near
 
 
+_TWO_IN: list[int] = []  # the process that ran the two-thread kernel, if any
+
+
 class Threads:
     """Chunk by chunk, whether a run's kernel uses two threads.
 
@@ -154,12 +158,18 @@ class Threads:
     step, the least of the kernel's last ``RECENT`` chunks among the last
     ``PROBE`` + 1: a shared machine only ever adds time, and a step's cost
     drifts along a run), and every ``PROBE``-th chunk times the other again
-    (the machine's load changes).  The groups do not depend on the choice."""
+    (the machine's load changes).  The groups do not depend on the choice.
+
+    A process forked from one that ran the two-thread kernel keeps to one
+    thread: GNU OpenMP, numba's usual threading layer, cannot start a
+    parallel region there (numba terminates the process)."""
 
     def __init__(self, threads: int | None, n: int) -> None:
         if threads not in (None, 1, 2):
             raise ValueError(f"threads must be 1, 2 or None (automatic), got {threads!r}")
         if threads is None and (n < MIN_N or numba.get_num_threads() < 2):
+            threads = 1
+        if _TWO_IN and _TWO_IN[0] != os.getpid():
             threads = 1
         self.fixed = threads
         self.recent: dict[int, deque[tuple[int, float]]] = {1: deque(maxlen=RECENT),
@@ -185,6 +195,8 @@ class Threads:
 
         def run(budget: int) -> bool:
             mode = self.pick()
+            if mode == 2 and not _TWO_IN:
+                _TWO_IN.append(os.getpid())
             t = time.perf_counter()
             done = kernel(budget, mode == 2)
             now = sum(self.chunks.values())

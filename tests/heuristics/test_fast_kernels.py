@@ -225,3 +225,14 @@ def test_tree_types_do_not_depend_on_the_size():
     of ``_twocore`` crash numba)."""
     small, large = (ix.start(np.random.default_rng(0).normal(size=(n, 3)))[0] for n in (2, 500))
     assert tc.numba.typeof(small) == tc.numba.typeof(large)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_forked_child_of_a_two_thread_run_keeps_to_one_thread():
+    import multiprocessing as mp
+
+    X = simu(300, 4, seed=3).X
+    groups = mdav_groups(X, 3, threads=2)   # this process has run the two-thread kernel
+    with mp.get_context("fork").Pool(1) as pool:
+        child = pool.apply_async(mdav_groups, (X, 3), {"threads": 2}).get(timeout=60)
+    assert same_groups(child, groups)
