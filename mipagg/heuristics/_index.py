@@ -498,12 +498,17 @@ def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
     return best, arg
 
 
+@njit(cache=True, inline="always")
+def far_terms(T, q):
+    """``w`` = q − c₀ and ``qn`` ≥ ‖w‖², the terms of :func:`upper_far`."""
+    return q - T[14], sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+
+
 @njit(cache=True)
 def tree_farthest(T, X, alive, q):
     """The remaining record farthest from point ``q`` (lowest index on ties):
     ``argmax`` of the reference over the remaining rows in ascending order."""
-    w = q - T[14]
-    qn = sqdist_pts(q, T[14]) * (1.0 + BALL_MARGIN)
+    w, qn = far_terms(T, q)
     roots = np.zeros(1, dtype=np.int64)
     rb = np.full(1, np.inf)
     return farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1, np.full(1, -1.0), 0)[1]

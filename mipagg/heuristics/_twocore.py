@@ -100,8 +100,7 @@ def _prepare(T, X, alive, r, k):
     the frontier, the counter, the published bests (the two threads', then
     the dive's) and the per-thread results."""
     q = X[r]
-    w = q - T[14]
-    qn = ix.sqdist_pts(q, T[14]) * (1.0 + ix.BALL_MARGIN)
+    w, qn = ix.far_terms(T, q)
     roots, rb = _frontier(T, q, w, qn)
     shared = np.array([-1.0, -1.0, _dive(T, q, w, qn)])
     return (q, w, qn, roots, rb, np.zeros(1, dtype=np.int64), shared, np.full(2, -1.0),
