@@ -51,6 +51,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import _shared as sh
+
 LEAF_SIZE = 64
 U = 2.0 ** -53          # unit roundoff of float64
 BALL_MARGIN = 1e-10     # relative safety margin of the ball bounds
@@ -295,9 +297,12 @@ def tree_remove(T, X, alive, i):
         cnt[u] -= 1
         u = parent[u]
     if cnt[v] > 0:
-        for j in range(p):
-            lo[v, j] = np.inf
-            hi[v, j] = -np.inf
+        # every bound is written once, from its old value to its new one, so a
+        # search on another thread reads bounds valid for the records left
+        # (mipagg.heuristics._twocore)
+        box = np.empty((2, p))
+        box[0] = np.inf
+        box[1] = -np.inf
         r2 = 0.0
         mx = 0.0
         for t in range(start[v], end[v]):
@@ -305,10 +310,12 @@ def tree_remove(T, X, alive, i):
                 mx = max(mx, sqdist_col(Xp, t, c0))
                 for j in range(p):
                     x = Xp[j, t]
-                    lo[v, j] = min(lo[v, j], x)
-                    hi[v, j] = max(hi[v, j], x)
-                d = sqdist_col(Xp, t, cen[v])
-                r2 = max(r2, d)
+                    box[0, j] = min(box[0, j], x)
+                    box[1, j] = max(box[1, j], x)
+                r2 = max(r2, sqdist_col(Xp, t, cen[v]))
+        for j in range(p):
+            lo[v, j] = box[0, j]
+            hi[v, j] = box[1, j]
         rad[v] = min(rad[v], np.sqrt(r2) * (1.0 + BALL_MARGIN))
         maxn2[v] = mx
     u = parent[v]
@@ -442,18 +449,36 @@ def _lower(T, v, q, wlo):
     return s
 
 
-@njit(cache=True)
-def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
-    """Depth-first search for the record farthest from ``q`` under the nodes
-    ``roots[:nr]`` (upper bounds ``rb``), from a lower bound ``best`` reached
-    by record ``arg`` (−1: none): (best, arg), ties to the lowest index.
+@njit(cache=True, inline="always")
+def _limit(bd, bi, alive, final):
+    """The distance below which :func:`farthest_below` prunes: the last of its
+    list, or once ``final[0]`` is set, the first of the list still remaining
+    if that is larger (the list is sorted)."""
+    lim = bd[bd.shape[0] - 1]
+    if sh.load(final, 0):
+        for t in range(bd.shape[0]):
+            if bi[t] >= 0 and alive[bi[t]]:
+                return max(lim, bd[t])
+    return lim
 
-    ``shared[me]`` receives the best distance as it grows, and nodes are
-    pruned against the largest entry of ``shared`` as well: the searches of
-    other threads over other roots (each entry a distance some remaining
-    record reaches, so the answer is the same)."""
+
+@njit(cache=True)
+def farthest_below(T, q, w, qn, roots, rb, nr, bd, bi, shared, me, alive, final):
+    """Depth-first search for the records farthest from ``q`` under the nodes
+    ``roots[:nr]`` (upper bounds ``rb``): ``bd``, ``bi`` (M entries, distance
+    −1 and index −1 where empty) keep the M best by decreasing distance, ties
+    to the lowest index, and are updated in place.
+
+    A node is pruned below the M-th best distance, so M = 1 gives the record
+    farthest from ``q``; with M = h + 1, the first of the list outside any h
+    records removed meanwhile, and once ``final[0]`` says no more will be
+    removed, nodes are pruned below the best remaining one (:func:`_limit`;
+    :mod:`._twocore`).  ``shared[me]`` receives that limit as it grows, and
+    nodes are pruned against the largest entry of ``shared`` as well: the
+    searches of other threads over other roots."""
     perm, start, end, left = T[0], T[1], T[2], T[3]
     right, cnt, Xp, talive = T[4], T[12], T[15], T[16]
+    M = bd.shape[0]
     nodes = np.empty(STACK, dtype=np.int64)
     bounds = np.empty(STACK)
     buf = np.empty(T[20])
@@ -462,10 +487,11 @@ def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
         nodes[sp] = roots[t]
         bounds[sp] = rb[t]
         sp += 1
+    lim = _limit(bd, bi, alive, final)
     while sp > 0:
         sp -= 1
         v = nodes[sp]
-        g = best
+        g = lim
         for t in range(shared.shape[0]):
             g = max(g, shared[t])
         if bounds[sp] < g or cnt[v] == 0:
@@ -473,14 +499,21 @@ def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
         if left[v] < 0:
             a = start[v]
             leaf_sqdist(Xp, a, end[v], q, buf)
+            lastd, lasti = bd[M - 1], bi[M - 1]  # the entry to beat, kept in registers
             for t in range(a, end[v]):
-                if talive[t]:
-                    d = buf[t - a]
+                d = buf[t - a]
+                if talive[t] and (d > lastd or (d == lastd and perm[t] < lasti)):
                     i = perm[t]
-                    if d > best or (d == best and i < arg):
-                        best = d
-                        arg = i
-            shared[me] = best
+                    j = M - 1
+                    while j > 0 and (bd[j - 1] < d or (bd[j - 1] == d and bi[j - 1] > i)):
+                        bd[j] = bd[j - 1]
+                        bi[j] = bi[j - 1]
+                        j -= 1
+                    bd[j] = d
+                    bi[j] = i
+                    lastd, lasti = bd[M - 1], bi[M - 1]
+            lim = _limit(bd, bi, alive, final)
+            shared[me] = lim
             continue
         a, b = left[v], right[v]
         ua = upper_far(T, a, q, w, qn, g) if cnt[a] > 0 else -1.0
@@ -495,7 +528,6 @@ def farthest_below(T, q, w, qn, roots, rb, nr, best, arg, shared, me):
             nodes[sp] = b
             bounds[sp] = ub
             sp += 1
-    return best, arg
 
 
 @njit(cache=True, inline="always")
@@ -511,7 +543,11 @@ def tree_farthest(T, X, alive, q):
     w, qn = far_terms(T, q)
     roots = np.zeros(1, dtype=np.int64)
     rb = np.full(1, np.inf)
-    return farthest_below(T, q, w, qn, roots, rb, 1, -1.0, -1, np.full(1, -1.0), 0)[1]
+    bd = np.full(1, -1.0)
+    bi = np.full(1, -1, dtype=np.int64)
+    farthest_below(T, q, w, qn, roots, rb, 1, bd, bi, np.full(1, -1.0), 0, alive,
+                   np.ones(1, dtype=np.int64))
+    return bi[0]
 
 
 @njit(cache=True)

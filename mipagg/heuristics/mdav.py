@@ -10,8 +10,8 @@ last group; with fewer than 2k left, they form the last group.
 
 :func:`mdav_groups` answers the farthest and nearest queries with the exact
 index of :mod:`mipagg.heuristics._index` (sub-quadratic in practice; 10⁶
-uniform records in 10 dimensions: 1.5–2 minutes on one thread, 1.4× less
-with the queries around r on two, docs/bench/large.md);
+uniform records in 10 dimensions: 1.4–2 minutes on one thread, about 1.5×
+less on two, :mod:`._twocore`, docs/bench/large.md);
 :func:`mdav_groups_reference` is the readable
 O(n²/k) version it is tested against: same groups, same order, ties to the
 lowest row index.
@@ -41,22 +41,16 @@ def _take_group(X, remaining, center_pos, k):
 
 
 @njit(cache=True)
-def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget, two):
-    """At most ``budget`` MDAV steps (two groups each) from state ``st`` =
-    (remaining, written, groups); True once every group is formed.  ``two``:
-    the queries around r on two threads (:mod:`._twocore`, same groups)."""
-    n = X.shape[0]
+def _pairs(X, k, T, C, alive, out, sizes, st, budget):
+    """At most ``budget`` MDAV steps (two groups each) while at least 3k
+    records remain, from state ``st`` = (remaining, written, groups)."""
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     while m >= 3 * k and steps < budget:
         ix.maybe_rebuild(T, X, alive, m)
         r = ix.farthest_from_centroid(C, X, alive, m)
-        if two:
-            s, near = tc.farthest_and_nearest(T, X, alive, r, k)
-            pos = ix.take_nearest(T, C, X, alive, r, near, k, out, pos, False)
-        else:
-            s = ix.tree_farthest(T, X, alive, X[r])
-            pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+        s = ix.tree_farthest(T, X, alive, X[r])
+        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
         if not alive[s]:  # only when every remaining record is equidistant from r
             s = ix.tree_farthest(T, X, alive, X[r])
         pos = ix.take_group(T, C, X, alive, s, k, out, pos, False)
@@ -65,6 +59,20 @@ def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget, two):
         g += 2
         m -= 2 * k
         steps += 1
+    st[0], st[1], st[2] = m, pos, g
+
+
+@njit(cache=True)
+def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget, two, hits):
+    """At most ``budget`` MDAV steps (:func:`_pairs`, or with ``two`` on two
+    threads: :func:`._twocore.mdav_pairs`, same groups, ``hits`` counting its
+    guesses), then the last groups; True once every group is formed."""
+    n = X.shape[0]
+    if two:
+        tc.mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits)
+    else:
+        _pairs(X, k, T, C, alive, out, sizes, st, budget)
+    m, pos, g = st[0], st[1], st[2]
     done = m < 3 * k
     if done:
         if m >= 2 * k:
@@ -91,17 +99,18 @@ def mdav_groups(X: np.ndarray, k: int, *, verbose: bool = False,
     The farthest and nearest queries go to the compiled index of
     :mod:`mipagg.heuristics._index` (k-d tree with removals, scan by distance
     to a moving centre); O(n) memory.  ``threads``: 1 or 2 threads for the
-    queries around r, or None to choose as the run goes (two on large files
-    when they are faster; :class:`._twocore.Threads`); the groups are the
-    same.  ``verbose`` prints progress to stderr.
+    steps (:func:`._twocore.mdav_pairs`), or None to choose as the run goes
+    (two on large files when they are faster; :class:`._twocore.Threads`);
+    the groups are the same.  ``verbose`` prints progress to stderr.
     """
     X = as_rows(X)
     k = check_k(k, X.shape[0])
     choice = tc.Threads(threads, X.shape[0])
     T, C, alive, out, st = ix.start(X)
     sizes = np.empty(X.shape[0] // k + 1, dtype=np.int64)
+    hits = np.zeros(2, dtype=np.int64)
     ix.in_chunks(choice.steps(lambda budget, two: _mdav_steps(X, k, T, C, alive, out, sizes, st,
-                                                              budget, two)),
+                                                              budget, two, hits)),
                  st, X.shape[0], "mdav", verbose)
     return np.split(out, np.cumsum(sizes[:st[2]])[:-1])
 

@@ -145,6 +145,98 @@ def test_queries_equal_reference(data):
         assert s == far and np.array_equal(near2, near)
 
 
+def _state(X, removed, leaf):
+    """Tree, centroid state and remaining mask after removing ``removed``."""
+    T = ix.build_tree(X, leaf)
+    C = ix.centroid_state(X)
+    alive = np.ones(X.shape[0], dtype=np.bool_)
+    for i in removed:
+        ix.remove(T, C, X, alive, i)
+    return T, C, alive
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query_data(), st.integers(1, 4))
+def test_farthest_list_outlasts_removals_during_the_search(data, h):
+    """The farthest search keeping h + 1 records, with the h records farthest
+    from q removed half-way (between its subtrees, as the other thread of
+    ``_twocore.group_of_s_and_next`` does), gives as the first remaining record
+    of its list the farthest of the records left."""
+    X, removed, q, _, leaf, _ = data
+    T, C, alive = _state(X, removed, leaf)
+    rows = np.flatnonzero(alive)
+    if rows.size <= h:
+        return
+    d = _common.sqdist_to(X, rows, X[q])
+    gone = rows[np.lexsort((rows, -d))[:h]]  # the h farthest: they would prune the rest
+    w, qn = ix.far_terms(T, X[q])
+    roots, rb = tc._frontier(T, X[q], w, qn)
+    bd, bi = np.full(h + 1, -1.0), np.full(h + 1, -1, dtype=np.int64)
+    shared, final = np.full(1, -1.0), np.zeros(1, dtype=np.int64)
+    half = roots.size // 2
+    ix.farthest_below(T, X[q], w, qn, roots[:half], rb[:half], half, bd, bi, shared, 0, alive, final)
+    for i in gone:
+        ix.remove(T, C, X, alive, i)
+    final[0] = 1
+    rest = roots.size - half
+    ix.farthest_below(T, X[q], w, qn, roots[half:], rb[half:], rest, bd, bi, shared, 0, alive, final)
+    left = np.flatnonzero(alive)
+    far = left[int(np.argmax(_common.sqdist_to(X, left, X[q])))]
+    assert tc._first_alive(bd[None], bi[None], alive) == far
+
+
+def _serial_step(X, removed, leaf, s, k, m):
+    """The group of s, then the next r, its farthest s and its k nearest, one
+    query after the other (fresh state)."""
+    T, C, alive = _state(X, removed, leaf)
+    out = np.empty(k, dtype=np.int64)
+    ix.take_group(T, C, X, alive, s, k, out, 0, False)
+    r = ix.farthest_from_centroid(C, X, alive, m - k)
+    centroid = X[alive].mean(axis=0)
+    return out, r, ix.tree_farthest(T, X, alive, X[r]), ix.tree_nearest(T, X, alive, X[r], k), centroid
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query_data(), st.integers(1, 4), st.booleans())
+def test_group_of_s_and_next_equals_the_serial_queries(data, k, good_guess):
+    """The two-thread pipeline step gives the group of s and the next r of the
+    serial queries; when its guess of r is confirmed, also r's farthest record
+    and k nearest.  A guess at the next centroid (hit) or far from it (miss)."""
+    X, removed, s, _, leaf, _ = data
+    T, C, alive = _state(X, removed, leaf)
+    before = alive.copy()
+    m = int(alive.sum())
+    if not alive[s] or m < 2 * k + 1:
+        return
+    group, r, far, near, centroid = _serial_step(X, removed, leaf, s, k, m)
+    guess = centroid if good_guess else centroid + 1e6
+    out = np.empty(k, dtype=np.int64)
+    ok, r2, far2, near2 = tc.group_of_s_and_next(T, C, X, alive, s, k, m, out, 0, guess)
+    assert np.array_equal(out, group) and r2 == r
+    assert np.array_equal(np.flatnonzero(alive), np.setdiff1d(np.flatnonzero(before), group))
+    if ok:
+        assert far2 == far and np.array_equal(near2, near)
+
+
+@pytest.mark.parametrize("late", [0, 1, 2])
+def test_group_of_s_and_next_with_the_guess_on_time_or_late(late):
+    """On SimU, a guess at the exact next centroid is confirmed when thread 0
+    publishes it in time (0), also with its frontier published only once
+    thread 1 has found r (2: thread 1 waits for it); published after thread 1
+    has decided (1), it is not used, even though it is right."""
+    X = np.ascontiguousarray(simu(2000, 10, seed=3).X)
+    T, C, alive = _state(X, [], 32)
+    s = ix.tree_farthest(T, X, alive, X[0])
+    group, r, far, near, centroid = _serial_step(X, [], 32, s, 3, 2000)
+    out = np.empty(3, dtype=np.int64)
+    ok, r2, far2, near2 = tc.group_of_s_and_next(T, C, X, alive, s, 3, 2000, out, 0, centroid,
+                                                 late)
+    assert np.array_equal(out, group) and r2 == r
+    assert ok == (late != 1)
+    if ok:
+        assert far2 == far and np.array_equal(near2, near)
+
+
 def test_centroid_near_tie_is_decided_by_the_reference_centroid():
     """Records at the same distance from the centroid (a symmetric file): the
     exact sequential centroid of the reference decides, through the fallback."""
