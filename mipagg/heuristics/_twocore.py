@@ -6,10 +6,8 @@ farthest query is most of a step's time at large n).  Here both are answered
 in one parallel region of two threads (:func:`farthest_and_nearest`): one
 thread first answers the nearest query; the top of the tree is cut into a
 frontier of subtrees, in decreasing order of their upper bounds, that the
-threads take one by one from a shared counter.  Before they start, a dive to
-the most promising leaf gives a first distance to prune against; each thread
-then publishes the best distance it has found and prunes against the largest
-published one.
+threads take one by one from a shared counter; each thread publishes the
+best distance it has found and prunes against the largest published one.
 
 The rest of a step, the group of s, then the next step's r (the record
 farthest from the centroid of what is left), depends on the answers, so it
@@ -93,36 +91,14 @@ def _frontier(T, q, w, qn):
 
 
 @njit(cache=True)
-def _dive(T, q, w, qn):
-    """The largest distance from ``q`` to the remaining records of the leaf
-    reached by always descending to the child of larger upper bound."""
-    left, right, cnt, start, end, Xp, talive = T[3], T[4], T[12], T[1], T[2], T[15], T[16]
-    v = 0
-    while left[v] >= 0:
-        a, b = left[v], right[v]
-        if cnt[a] == 0 or cnt[b] == 0:
-            v = b if cnt[a] == 0 else a
-        else:
-            v = a if ix.upper_far(T, a, q, w, qn, -1.0) >= ix.upper_far(T, b, q, w, qn, -1.0) else b
-    buf = np.empty(T[20])
-    ix.leaf_sqdist(Xp, start[v], end[v], q, buf)
-    best = -1.0
-    for t in range(start[v], end[v]):
-        if talive[t]:
-            best = max(best, buf[t - start[v]])
-    return best
-
-
-@njit(cache=True)
 def _prepare(T, X, alive, r, k):
     """Everything the region needs, allocated outside it: the query's terms,
-    the frontier and its size, the counter, the published bests (the two
-    threads', then the dive's), the per-thread lists (one entry each) and the
-    k nearest."""
+    the frontier and its size, the counter, the published bests of the two
+    threads, the per-thread lists (one entry each) and the k nearest."""
     q = X[r]
     w, qn = ix.far_terms(T, q)
     roots, rb = _frontier(T, q, w, qn)
-    shared = np.array([-1.0, -1.0, _dive(T, q, w, qn)])
+    shared = np.full(2, -1.0)
     return (q, w, qn, roots, rb, np.full(1, roots.shape[0]), np.zeros(1, dtype=np.int64), shared,
             np.full((2, 1), -1.0), np.full((2, 1), -1, dtype=np.int64), np.empty(k, dtype=np.int64))
 
@@ -300,7 +276,8 @@ def mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits):
     groups: the queries around r in one region (:func:`farthest_and_nearest`)
     and, while a next step follows in the budget, the group of s together with
     the next step's r, s and nearest (:func:`group_of_s_and_next`).
-    ``hits`` counts the guesses of r confirmed and missed."""
+    ``hits`` counts the guesses of r confirmed and missed
+    (``benchmarks/bench_mdav_guess.py``)."""
     m, pos, g = st[0], st[1], st[2]
     steps = 0
     r = -1  # r of the next step when found ahead, with s and near
@@ -334,7 +311,6 @@ def mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits):
             m -= 2 * k
             r = -1
     st[0], st[1], st[2] = m, pos, g
-    return m < 3 * k
 
 
 _TWO_IN: list[int] = []  # the process that ran the two-thread kernel, if any
