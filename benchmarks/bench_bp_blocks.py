@@ -2,7 +2,8 @@
 at k = 5: proven within 15 minutes, serial and with --workers 2").
 
     .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
-        [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root] [--quick]
+        [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
+        [--neighbourhood on,off] [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -10,7 +11,10 @@ like every subset).  One ``branch_and_price`` run per block and number of
 workers, default options otherwise; prints status, bound, SSE, gap, nodes,
 wall and CPU seconds of this process (worker processes' CPU is not
 included), and the load.  ``--reclose-root``: bp's ``reclose_root`` (root gap
-closing tried again whenever the tree improves the incumbent).  ``--quick``:
+closing tried again whenever the tree improves the incumbent).
+``--neighbourhood on,off``: one run with bp's default neighbourhood phase and
+one with ``neighbourhood_time=0`` per block and worker count (same-run A/B;
+the column "nbh s" gives the phase's seconds).  ``--quick``:
 one 100-record block, 60 s.
 """
 
@@ -40,6 +44,7 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=900.0)
     ap.add_argument("--workers", default="1")
     ap.add_argument("--reclose-root", action="store_true")
+    ap.add_argument("--neighbourhood", default="on", help="on, off or on,off")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -47,22 +52,26 @@ def main(argv=None) -> int:
     census = read_csv(DATA / "census.csv")
     print(f"machine: {machine()}")
     print(f"command: python benchmarks/bench_bp_blocks.py {' '.join(sys.argv[1:])}\n")
-    print("| block | k | workers | status | closed by | bound | SSE | gap % | nodes | open "
-          "| wall s | CPU s | load |")
-    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| block | k | workers | nbh | status | closed by | bound | SSE | gap % | nodes | open "
+          "| nbh s | wall s | CPU s | load |")
+    print("|---|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for start in map(int, args.starts.split(",")):
         rows = list(range(start, min(start + args.size, census.n)))
         inst = census.subset(rows, name=f"census-{start}-{rows[-1]}")
-        for workers in map(int, args.workers.split(",")):
+        runs = [(w, nbh) for w in map(int, args.workers.split(","))
+                for nbh in args.neighbourhood.split(",")]
+        for workers, nbh in runs:
             extra = {} if workers == 1 else {"workers": workers}
             if args.reclose_root:
                 extra["reclose_root"] = True
+            if nbh == "off":
+                extra["neighbourhood_time"] = 0
             t0, c0 = time.perf_counter(), time.process_time()
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
-            print(f"| {inst.name} | {args.k} | {workers} | {r.status} | {r.closed_by} | "
+            print(f"| {inst.name} | {args.k} | {workers} | {nbh} | {r.status} | {r.closed_by} | "
                   f"{r.lower_bound:.4f} | {r.sse:.4f} | {r.gap:.3f} | {r.nodes} | "
-                  f"{r.open_nodes} | {dt:.0f} | "
+                  f"{r.open_nodes} | {r.seconds['neighbourhood']:.0f} | {dt:.0f} | "
                   f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
     return 0
 

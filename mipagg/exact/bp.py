@@ -10,7 +10,10 @@ at every node of a search tree:
   Pisinger 2008, :mod:`mipagg.exact.cuts`), each followed by column
   generation whose pricing pays the cuts' duals exactly, until no cut is
   violated or a round closes less than ``tail_off`` of the gap.
-* **Primal side.** A diving heuristic after the root (:func:`dive`); every
+* **Primal side.** A diving heuristic after the root (:func:`dive`), then
+  exact neighbourhood search on the incumbent (:mod:`mipagg.exact.neighbourhood`,
+  :meth:`BranchAndPrice.neighbourhood_phase`) on files of
+  ``NEIGHBOURHOOD_MIN_N`` records or more; every
   master solution is rounded (SimpleRounding and
   RoundingMST of seed 001 §5.2); every candidate has its groups of 2k or more
   records split (never optimal, seed 001 Proposition 2.2) and gets the
@@ -54,6 +57,7 @@ from .colgen import ColumnGeneration, Rounder, initial_partition
 from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
+from .neighbourhood import exact_neighbourhood_search
 from .node import solve_node
 from .parallel import explore_in_parallel
 from .pricing.constraints import PricingConstraints
@@ -79,13 +83,22 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
 MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
+# Exact neighbourhood search after the dive, by default from this many records
+# on (below, the tree itself proves the seed-001 subsets, docs/results/bp_optimality.md);
+# its default budget under a time limit (a tenth of the limit, at most this)
+# and the sub-problem sizes tried in turn, each to convergence (in groups; on a
+# 4 000-record lognormal file at k = 3 the dive's incumbent drops 0.13 % with 8
+# groups in 21 s and 0.02 % more with 12 in 30 s, docs/bench/bp_primal.md)
+NEIGHBOURHOOD_MIN_N = 250
+NEIGHBOURHOOD_SECONDS = 300.0
+NEIGHBOURHOOD_GROUPS = (8, 12)
 
 _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "root_lp_bound",
             "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "node_cuts", "workers")
+            "node_cuts", "workers", "neighbourhood_solves", "closing_bound")
 
 
 @dataclass
@@ -136,6 +149,8 @@ class BranchAndPriceResult:
     node_cuts: int = 0              # cuts separated at tree nodes
     strong_evaluations: int = 0     # child LPs solved by strong branching
     workers: int = 1                # tasks in flight in the tree (mipagg.exact.parallel)
+    neighbourhood_solves: int = 0   # sub-problems of the neighbourhood phase
+    closing_bound: float | None = None  # certified by root gap closing (with_closing_bound)
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -187,7 +202,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, node_close_max_columns=50_000, mip_time=None,
-                     mip_nodes=None, dive_time=None, max_columns="auto", threads=None, lp_algorithm="auto",
+                     mip_nodes=None, dive_time=None, neighbourhood_time=None,
+                     max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
                      branching="fractional", node_cut_rounds=0, tree_mip=None,
                      reclose_root=False, workers=1, scheduler=None, settings=None,
@@ -218,6 +234,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
         0 switches it off).
+    neighbourhood_time : seconds for exact neighbourhood search on the
+        incumbent after the dive (:meth:`BranchAndPrice.neighbourhood_phase`);
+        default: off under ``NEIGHBOURHOOD_MIN_N`` records, else a tenth of
+        ``time_limit`` (at most ``NEIGHBOURHOOD_SECONDS``), or without a
+        limit until the search converges (no clock); a number turns it on at
+        any size, 0 off.
     mip_time, mip_nodes : budgets of the integer master over the column
         pool (:meth:`BranchAndPrice.pool_mip`) in seconds and in HiGHS
         branch-and-bound nodes.  Defaults: with a ``time_limit``, 10 % of it
@@ -272,7 +294,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         cuts_per_round=cuts_per_round, min_violation=min_violation, tail_off=tail_off,
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
         close_gap_time=close_gap_time, node_close_max_columns=node_close_max_columns,
-        mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time, max_columns=max_columns, threads=threads,
+        mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
+        neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
@@ -307,6 +330,12 @@ class BranchAndPrice(ColumnGeneration):
             (None if clock else MIP_NODES)
         self.dive_time = st.dive_time if st.dive_time is not None else \
             (min(600.0, 0.15 * float(limit)) if clock else None)
+        self.neighbourhood_time = st.neighbourhood_time
+        if self.neighbourhood_time is None and self.n < NEIGHBOURHOOD_MIN_N:
+            self.neighbourhood_time = 0.0
+        elif self.neighbourhood_time is None and clock:
+            self.neighbourhood_time = min(NEIGHBOURHOOD_SECONDS, 0.1 * float(limit))
+        self.neighbourhood_solves = 0
         self.close_gap_time = st.close_gap_time
         if self.close_gap_time is None and limit is not None:
             self.close_gap_time = min(ROOT_CLOSE_SECONDS, 0.25 * float(limit))
@@ -327,6 +356,7 @@ class BranchAndPrice(ColumnGeneration):
         self.workers_used = 1           # tasks in flight in a parallel tree
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
         self.proven = False             # root gap closing proved the incumbent in the tree
+        self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -350,7 +380,7 @@ class BranchAndPrice(ColumnGeneration):
         for groups in seeds + [self.rounder.best.groups()]:
             self.master.add_columns(groups)
         self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-                        "tree": 0.0, "node_close": 0.0, "fixing": 0.0}
+                        "tree": 0.0, "node_close": 0.0, "fixing": 0.0, "neighbourhood": 0.0}
 
     def polish(self, p: Partition) -> Partition:
         """Local search (:mod:`mipagg.improve`), then groups of 2k+ split."""
@@ -398,7 +428,22 @@ class BranchAndPrice(ColumnGeneration):
         return res, bound
 
     def global_bound(self) -> float:
-        return min(self.open.bounds() + [self.rounder.best_sse])
+        """The least bound of the open nodes, or the bound of a root gap
+        closing when higher (:meth:`with_closing_bound`)."""
+        return self.with_closing_bound(min(self.open.bounds() + [self.rounder.best_sse]))
+
+    def with_closing_bound(self, lower):
+        """``lower`` or the bound certified by a root gap closing, whichever
+        is higher.  A closing below the incumbent UB that enumerated every
+        cluster of reduced cost below UB − LB and ended with the integer
+        master's dual bound B (its time limit hit) proves that every
+        partition better than UB costs at least B, so min(B, UB) bounds the
+        optimum from below whatever the tree has done since; it matters for
+        the attempts of ``reclose_root``, made after the root's children
+        took the root's bound."""
+        if lower is None or not np.isfinite(self.closing_bound):
+            return lower
+        return max(lower, min(self.closing_bound, self.rounder.best_sse))
 
     def open_depths(self) -> list | None:
         """Depths of the open nodes below the cutoff (None when the node
@@ -455,7 +500,7 @@ class BranchAndPrice(ColumnGeneration):
             if self.root_bound - before < st.tail_off * (self.rounder.best_sse - before):
                 break
         self.root_cut_bound = self.root_bound
-        self.seconds["cuts"] = time.perf_counter() - t0
+        self.seconds["cuts"] += time.perf_counter() - t0
         self.root = res
         self.rounder.finish()
 
@@ -463,14 +508,17 @@ class BranchAndPrice(ColumnGeneration):
         """Reduced-cost fixing of record pairs (:class:`~mipagg.exact.fixing.PairFixing`)
         at the duals certifying the root bound after the cut rounds: a pair
         that cannot be together in a partition better than the incumbent is
-        kept apart in the whole tree and in gap closing."""
+        kept apart in the whole tree and in gap closing (run again after more
+        cut rounds, it keeps the pairs fixed before)."""
         stop = self.root.stop
         if not self.settings.fixing or stop.bound is None or stop.duals is None:
             return
-        t0 = time.perf_counter()
+        t0, old = time.perf_counter(), self.fixer
         self.fixer = PairFixing(self.D, self.k)
         self.fixer.fix_root(stop.duals, stop.bound, self.rounder.best_sse, self.master.cuts,
                             stop.cut_duals)
+        if old is not None:             # fixed at earlier duals: still valid
+            self.fixer.fixed |= old.fixed
         self.seconds["fixing"] += time.perf_counter() - t0
 
     def dive_phase(self) -> None:
@@ -482,6 +530,41 @@ class BranchAndPrice(ColumnGeneration):
                             self.stop.deadline)
             self.dive_steps = dive(self.master, self.ctx, self.loop, self.rounder, self.X, end)
         self.seconds["dive"] = time.perf_counter() - t0
+
+    def neighbourhood_phase(self) -> bool:
+        """Exact neighbourhood search on the incumbent
+        (:func:`~mipagg.exact.neighbourhood.exact_neighbourhood_search`:
+        POPMUSIC with ``bp`` sub-problems, seed 0), with the sub-problem sizes
+        of ``NEIGHBOURHOOD_GROUPS`` in turn, each until it converges, within
+        ``neighbourhood_time`` (None: no clock, every sub-problem solved to
+        optimality).  Whether it lowered the incumbent: then the cut rounds
+        resume (:meth:`run`; their tail-off is measured against the gap) and
+        the pairs are fixed again, and root gap closing enumerates fewer
+        clusters."""
+        t0, before = time.perf_counter(), self.rounder.best_sse
+        if self.neighbourhood_time == 0 or self.closed(self.root_bound):
+            return False
+        end = _earliest(None if self.neighbourhood_time is None
+                        else t0 + float(self.neighbourhood_time), self.stop.deadline)
+        for groups in NEIGHBOURHOOD_GROUPS:
+            left = None if end is None else end - time.perf_counter()
+            if left is not None and left < 0.5:
+                break
+            r = exact_neighbourhood_search(self.X, self.rounder.best, self.k, groups=groups,
+                                           time_limit=left,
+                                           move_time=None if end is None else 30.0,
+                                           seed=0, threads=1)
+            self.neighbourhood_solves += r.solved
+            self.rounder.offer(r.partition)
+            self.progress.update(phase="neighbourhood", groups=groups, solved=r.solved,
+                                 lb=self.root_bound, ub=self.rounder.best_sse)
+            if not r.converged or self.closed(self.root_bound):
+                break
+        self.seconds["neighbourhood"] = time.perf_counter() - t0
+        if self.rounder.best_sse >= before:
+            return False
+        self.master.add_columns(self.rounder.best.groups())
+        return True
 
     def close_root_gap(self) -> None:
         """Enumerate every cluster below UB − LB at the root's certified duals
@@ -535,6 +618,8 @@ class BranchAndPrice(ColumnGeneration):
             self.closed_by = "gap_closing"
         elif bound is not None:
             self.root_bound = max(self.root_bound, min(bound, rounder.best_sse))
+        if bound is not None:
+            self.closing_bound = max(self.closing_bound, min(bound, rounder.best_sse))
 
     def reclose_root(self) -> None:
         """Root gap closing again, at the root's certified duals, once the
@@ -749,11 +834,13 @@ class BranchAndPrice(ColumnGeneration):
             closed_by = closed_by or ("tree" if self.nodes > 1 else "root")
         else:
             rest = self.root_bound if not len(self.open) and self.nodes == 1 else best
-            lower = min(min(open_bounds + [rest]), self.certified_bound(best))
+            tree_lower = min(min(open_bounds + [rest]), self.certified_bound(best))
+            lower = self.with_closing_bound(tree_lower)
             if not np.isfinite(lower):
                 lower = None
             elif self.closed(lower):
-                status, closed_by = "optimal", closed_by or "tree"
+                status = "optimal"
+                closed_by = closed_by or ("tree" if lower <= tree_lower else "gap_closing")
         total = time.perf_counter() - self.t_start
         self.seconds.update(total=total, rounding=rounder.seconds,
                             overrun=self.stop.overrun(total))
@@ -771,6 +858,8 @@ class BranchAndPrice(ColumnGeneration):
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
             tree_estimate=self.final_estimate(status, open_bounds), workers=self.workers_used,
+            neighbourhood_solves=self.neighbourhood_solves,
+            closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
             **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:
@@ -793,6 +882,9 @@ class BranchAndPrice(ColumnGeneration):
         self.cut_rounds()
         self.fix_pairs()
         self.dive_phase()
+        if self.neighbourhood_phase():      # a lower incumbent: less tail-off, more fixing
+            self.cut_rounds()
+            self.fix_pairs()
         self.close_root_gap()
         if not self.closed(self.root_bound) and self.mip_on and not self.pool_mip_done:
             self.pool_mip()

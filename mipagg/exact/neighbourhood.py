@@ -136,8 +136,12 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     and Tarragona 14 ms to 0.55 s on average at k = 3 and 5, 7–20 s for the
     80–90 records of k = 10 (docs/bench/neighbourhood.md).
     """
+    from ..methods import get_method
     from ..refine import nearest_groups, split_large_groups
-    from .bp import branch_and_price
+
+    # bp by its registry name: bp runs this search itself after its dive
+    # (BranchAndPrice.neighbourhood_phase), and the package has no import cycle
+    branch_and_price = get_method("bp").load()
 
     check_options(groups, move_time, time_limit, max_solves, threads)
     X, k, P = _start(X, partition, k)

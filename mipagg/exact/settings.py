@@ -266,6 +266,7 @@ class BPSettings(_Loadable):
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
+    neighbourhood_time: float | None = None
     max_columns: int | str = "auto"
     threads: int | None = None
     lp_algorithm: str = "auto"
@@ -297,7 +298,7 @@ class BPSettings(_Loadable):
         if self.max_cut_rounds < 0 or (self.cuts_per_round is not None
                                        and self.cuts_per_round < 1):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
-        for name in ("close_gap_time", "mip_time", "dive_time"):
+        for name in ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time"):
             _seconds(name, getattr(self, name), zero=True)
         mn = self.mip_nodes
         if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):

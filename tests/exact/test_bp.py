@@ -11,7 +11,8 @@ from _strategies import tiny_instances
 from _bruteforce import optimal_partition
 from hypothesis import given, settings, strategies as st
 
-from mipagg.exact.bp import branch_and_price, branching_pair, pair_weights
+from mipagg.exact.bp import (BPSettings, BranchAndPrice, branch_and_price, branching_pair,
+                             pair_weights)
 from mipagg.exact.reference import set_partitioning
 from mipagg.subsets import subset
 
@@ -38,7 +39,8 @@ RECLOSE = dict(cuts=False, close_gap_max_columns=5, mip_time=0, dive_time=0,
                node_close_max_columns=0, reclose_root=True)
 MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
          "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto"),
-         "reclose": RECLOSE}
+         "reclose": RECLOSE,
+         "neighbourhood": dict(TREE_ONLY, dive_time=0, neighbourhood_time=60)}
 
 
 @settings(max_examples=40, deadline=None)
@@ -99,6 +101,63 @@ def test_root_gap_closing_again_in_the_tree_proves_the_incumbent(census, workers
     if workers == 1:
         assert on.closed_by == "gap_closing" and on.gap_closing == "optimal"
         assert on.nodes < off.nodes
+
+
+def test_neighbourhood_phase_lowers_the_incumbent_without_a_clock(census):
+    """From NEIGHBOURHOOD_MIN_N records the incumbent gets exact neighbourhood
+    search after the dive (to convergence without a time limit, so two runs
+    agree); the lower incumbent lets the cut rounds go on (their tail-off is
+    relative to the gap), so the root bound can only rise."""
+    from mipagg.exact.bp import NEIGHBOURHOOD_MIN_N
+
+    s = subset(census, NEIGHBOURHOOD_MIN_N, "random", 0)
+    base = dict(node_limit=1, close_gap=False, mip_time=0, dive_time=0, threads=1)
+    off = branch_and_price(s.X, 3, neighbourhood_time=0, **base)
+    on = branch_and_price(s.X, 3, **base)
+    again = branch_and_price(s.X, 3, **base)
+    assert off.neighbourhood_solves == 0 and off.seconds["neighbourhood"] == 0
+    assert on.neighbourhood_solves >= NEIGHBOURHOOD_MIN_N // 5     # every group, at least
+    assert on.root_lp_bound == pytest.approx(off.root_lp_bound, rel=1e-9)
+    assert on.root_cut_bound >= off.root_cut_bound - 1e-9
+    assert on.cut_rounds >= off.cut_rounds
+    assert on.partition.is_feasible(3)
+    assert on.lower_bound <= on.sse < off.sse - 1e-6
+    assert np.array_equal(on.partition.labels, again.partition.labels)
+    small = subset(census, NEIGHBOURHOOD_MIN_N - 1, "random", 0).X
+    assert BranchAndPrice(small, 3, BPSettings()).neighbourhood_time == 0
+    assert BranchAndPrice(s.X, 3, BPSettings(time_limit=100)).neighbourhood_time == 10
+
+
+def test_a_timed_out_closing_in_the_tree_lifts_the_certified_bound(census, monkeypatch):
+    """A root gap closing attempted again in the tree (``reclose_root``) that
+    stops on its time limit still certifies min(its MIP dual bound, UB); the
+    reported bound takes it when the open nodes' bounds are lower.  The
+    closing is replaced by one that times out with the optimum as dual bound
+    (a valid bound), at the node where the real closing proved it."""
+    import mipagg.exact.bp as bp_module
+
+    s = subset(census, 40, "random", 0)
+    base = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
+                node_close_max_columns=0, threads=1, reclose_root=True)
+    real = branch_and_price(s.X, 4, **base)
+    assert real.closed_by == "gap_closing" and real.closing_bound == pytest.approx(real.sse)
+    cut = branch_and_price(s.X, 4, node_limit=real.nodes, **dict(base, reclose_root=False))
+    assert cut.status == "node_limit" and cut.closing_bound is None
+    assert cut.lower_bound < real.sse - 1e-6
+    calls = []
+
+    def timed_out(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:                         # the root's own attempt
+            return "too_many_columns", None, None
+        return "time_limit", None, real.sse
+
+    monkeypatch.setattr(bp_module, "close_gap_by_enumeration", timed_out)
+    r = branch_and_price(s.X, 4, node_limit=real.nodes, **base)
+    assert len(calls) == 2 and r.sse == pytest.approx(real.sse)
+    assert r.closing_bound == pytest.approx(real.sse)
+    assert r.status == "optimal" and r.closed_by == "gap_closing"
+    assert r.lower_bound == pytest.approx(real.sse)
 
 
 def test_cuts_raise_the_root_bound(census):
