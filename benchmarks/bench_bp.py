@@ -15,6 +15,8 @@ k = 3).  Configurations, each with one pricing thread:
 * ``bp-nonode``   without gap closing at tree nodes;
 * ``bp-close30``, ``bp-close60``  root gap closing limited to 30 s / 60 s (the default
   is min(limit/4, 30 s) since ``ROOT_CLOSE_SECONDS``; it was limit/4);
+* ``bp-plain``    the gap-closing MIP without HiGHS presolve and cut rows (issue 22:
+  the default before ``close_gap_mip``; the default is both from 100 records);
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``bp-nofix``, ``bp-tree-nofix``  without reduced-cost fixing (issue 22);
@@ -55,6 +57,9 @@ CONFIGS = {
                                                     close_gap_time=30.0),
     "bp-close60": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
                                                     close_gap_time=60.0),
+    # issue 22: the gap-closing MIP without presolve and cut rows (the default before)
+    "bp-plain": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                  close_gap_mip="plain"),
     "bp-nocuts": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False),
     "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
                                                  close_gap=False, mip_time=0,

@@ -3,7 +3,7 @@ at k = 5: proven within 15 minutes, serial and with --workers 2").
 
     .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
         [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
-        [--neighbourhood on,off] [--quick]
+        [--neighbourhood on,off,120] [--close-gap-time S] [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -14,7 +14,9 @@ included), and the load.  ``--reclose-root``: bp's ``reclose_root`` (root gap
 closing tried again whenever the tree improves the incumbent).
 ``--neighbourhood on,off``: one run with bp's default neighbourhood phase and
 one with ``neighbourhood_time=0`` per block and worker count (same-run A/B;
-the column "nbh s" gives the phase's seconds).  ``--quick``:
+the column "nbh s" gives the phase's seconds); a number of seconds forces the
+phase on with that budget.  ``--close-gap-time S``: bp's ``close_gap_time``
+(the root gap closing's own limit).  ``--quick``:
 one 100-record block, 60 s.
 """
 
@@ -44,7 +46,9 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=900.0)
     ap.add_argument("--workers", default="1")
     ap.add_argument("--reclose-root", action="store_true")
-    ap.add_argument("--neighbourhood", default="on", help="on, off or on,off")
+    ap.add_argument("--neighbourhood", default="on",
+                    help="comma-separated: on (bp's default), off, or seconds")
+    ap.add_argument("--close-gap-time", type=float, default=None)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -66,6 +70,10 @@ def main(argv=None) -> int:
                 extra["reclose_root"] = True
             if nbh == "off":
                 extra["neighbourhood_time"] = 0
+            elif nbh != "on":
+                extra["neighbourhood_time"] = float(nbh)
+            if args.close_gap_time is not None:
+                extra["close_gap_time"] = args.close_gap_time
             t0, c0 = time.perf_counter(), time.process_time()
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0

@@ -35,7 +35,7 @@ from numba import njit
 from ..errors import DataError
 
 __all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient",
-           "support_incidence", "pair_matrix"]
+           "cut_matrix", "support_incidence", "pair_matrix"]
 
 
 class Rank1Cut(NamedTuple):
@@ -78,6 +78,37 @@ def cut_coefficient(cut: Rank1Cut, cluster) -> int:
     """⌊Σ_{i∈S∩C} a_i/d⌋: the coefficient of column ``cluster`` in the cut."""
     members = {int(v) for v in cluster}
     return sum(a for v, a in zip(cut.rows, cut.nums) if v in members) // cut.den
+
+
+def cut_matrix(columns, cuts, n: int):
+    """The coefficients of ``columns`` (record sets) in ``cuts`` (record
+    triples or :class:`Rank1Cut`) as a ``scipy.sparse`` CSR matrix, one row per
+    cut: entry ⌊Σ_{i∈S∩C} a_i/d⌋, zeros dropped.  One sparse product for all
+    of them, so a million enumerated clusters take about a second.
+
+    >>> cut_matrix([[0, 1], [2, 3], [0, 1, 2]], [(0, 1, 2)], 4).toarray()
+    array([[1, 0, 1]])
+    """
+    from scipy import sparse
+
+    cuts = [rank1(S) for S in cuts]
+    sizes = np.fromiter((len(c) for c in columns), dtype=np.int64, count=len(columns))
+    if not cuts or not len(columns):
+        return sparse.csr_matrix((len(cuts), len(columns)), dtype=np.int64)
+    members = np.concatenate([np.asarray(c, dtype=np.int64) for c in columns])
+    incidence = sparse.csr_matrix(
+        (np.ones(members.size, dtype=np.int64), members,
+         np.concatenate([[0], np.cumsum(sizes)])), shape=(len(columns), n))
+    rows = np.concatenate([np.asarray(c.rows, dtype=np.int64) for c in cuts])
+    nums = np.concatenate([np.asarray(c.nums, dtype=np.int64) for c in cuts])
+    which = np.repeat(np.arange(len(cuts)), [len(c.rows) for c in cuts])
+    numerators = sparse.csr_matrix((nums, (rows, which)), shape=(n, len(cuts)))
+    counts = (incidence @ numerators).tocoo()
+    den = np.array([c.den for c in cuts], dtype=np.int64)
+    coef = counts.data // den[counts.col]
+    keep = coef > 0
+    return sparse.csr_matrix((coef[keep], (counts.col[keep], counts.row[keep])),
+                             shape=(len(cuts), len(columns)))
 
 
 def cut_lhs(columns, x, S) -> float:

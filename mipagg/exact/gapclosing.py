@@ -24,12 +24,15 @@ GAP_CLOSING_OUTCOMES = ("not_needed", "optimal", "too_many_columns", "too_many_n
 
 
 def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadline, *,
-                             constraints=None, ctx=None):
+                             constraints=None, ctx=None, cuts=(), presolve="off"):
     """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
     at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L;
     ``constraints`` carry the cut penalties at the certified cut duals, and
     ``ctx`` a :class:`PricingContext` whose search spaces and threads are reused)
     and solve the set-partitioning MIP over them and the groups of ``best``,
+    with the master's rank-1 ``cuts`` as rows (valid for every partition: the
+    MIP's relaxation starts at the cut bound, not at the LP bound below it)
+    and HiGHS ``presolve`` ("off" or "on", :func:`set_partitioning_mip`),
     stopping at ``deadline`` (the enumeration checks it between slices, the MIP
     gets the remaining time).  Returns (outcome, partition, bound): outcome
     "optimal", "too_many_columns", "too_many_nodes", "time_limit" or another
@@ -61,7 +64,8 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
             return "time_limit", None, None
     info: dict = {}
     status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
-                                             start=range(best.n_groups), info=info)
+                                             start=range(best.n_groups), info=info,
+                                             cuts=cuts, presolve=presolve)
     part = None if chosen is None else Partition.from_groups([columns[j] for j in chosen], X)
     if part is not None and not part.is_feasible(k):   # never expected; be safe
         part = None

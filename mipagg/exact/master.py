@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError, ParameterError, SolverError
+from .cuts import cut_matrix
 from .highs import new_highs
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
@@ -338,7 +339,8 @@ class MasterProblem:
 
 
 def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None = None,
-                         node_limit: int | None = None, start=None, info: dict | None = None):
+                         node_limit: int | None = None, start=None, info: dict | None = None,
+                         cuts=(), presolve: str = "off"):
     """Integer version of model (9) of seed 001 over the given columns, solved by
     the HiGHS MIP solver.  Returns ``(status, value, chosen)`` with status
     "optimal", "infeasible", "time_limit", "node_limit" (after ``node_limit``
@@ -350,14 +352,19 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     dict is passed as ``info`` it receives ``dual_bound`` (HiGHS's proven
     lower bound on the MIP over these columns, also on a time limit) and
     ``seconds`` (wall time of the HiGHS run; HiGHS may overrun ``time_limit``
-    in steps that do not check the clock, so callers compare).
+    in steps that do not check the clock, so callers compare).  ``cuts``:
+    rank-1 cuts (record triples or :class:`~mipagg.exact.cuts.Rank1Cut`) added
+    as rows Σ_C ⌊Σ_{i∈S∩C} a_i/d⌋ x_C ≤ 1.  They hold for every partition, so
+    the optimum is unchanged, and the LP relaxation starts at the cut bound
+    of the master the cuts come from instead of below it.
 
-    HiGHS presolve is switched off: on these set-partitioning models with
-    tens of thousands of columns and a few dozen rows it took minutes without
-    checking the time limit, while the root LP plus cuts usually closes the
-    gap at once (census 40-record subset, k = 5, 50 876 columns: 2-10 s
-    instead of 224 s; 18 gap-closing instances: 47 s instead of 116 s in
-    total, docs/bench/cg.md).  Under a ``time_limit`` the sub-MIP heuristics
+    HiGHS presolve is off unless ``presolve="on"``: on set-partitioning
+    models with tens of thousands of columns and a few dozen rows it took
+    minutes without checking the time limit, while the root LP plus cuts
+    usually closes the gap at once (census 40-record subset, k = 5, 50 876
+    columns: 2-10 s instead of 224 s; 18 gap-closing instances: 47 s instead
+    of 116 s in total, docs/bench/cg.md).  With 300 rows it is the other way
+    round (bp's ``close_gap_mip``).  Under a ``time_limit`` the sub-MIP heuristics
     (RINS, RENS, root reduced cost) are switched off too, because their own
     presolve overran the limit by 3-5 s; they are kept without a limit, where
     they made the solves faster overall (47 s vs 65 s on those 18 instances).
@@ -369,10 +376,11 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
 
     if current_solver() != "highs":      # another MIP solver via Pyomo (--solver)
         return pyomo_set_partitioning_mip(n, columns, weights, time_limit=time_limit,
-                                          node_limit=node_limit, start=start, info=info)
+                                          node_limit=node_limit, start=start, info=info,
+                                          cuts=cuts)
     import highspy
 
-    h = new_highs(mip_rel_gap=0.0, mip_abs_gap=0.0, presolve="off")
+    h = new_highs(mip_rel_gap=0.0, mip_abs_gap=0.0, presolve=presolve)
     if time_limit is not None:
         for heuristic in ("rins", "rens", "root_reduced_cost"):
             h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
@@ -380,6 +388,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     if node_limit is not None:
         h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     m = _add_set_partitioning(h, highspy, n, columns, weights)
+    _add_cut_rows(h, cut_matrix(columns, cuts, n))
     if start is not None:
         x0 = np.zeros(m)
         x0[np.asarray(start, dtype=int)] = 1.0
@@ -390,6 +399,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     if info is not None:
         info["seconds"] = time.perf_counter() - t0
         info["dual_bound"] = float(h.getInfo().mip_dual_bound)
+        info["nodes"] = int(h.getInfo().mip_node_count)
     name = {highspy.HighsModelStatus.kOptimal: "optimal",
             highspy.HighsModelStatus.kInfeasible: "infeasible",
             highspy.HighsModelStatus.kTimeLimit: "time_limit",
@@ -416,6 +426,14 @@ def _add_set_partitioning(h, highspy, n: int, columns, weights) -> int:
     h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
                             np.full(m, highspy.HighsVarType.kInteger))
     return m
+
+
+def _add_cut_rows(h, A) -> None:
+    """Rows A x ≤ 1 (``A``: CSR, one row per cut) in ``h``."""
+    if A.shape[0]:
+        h.addRows(A.shape[0], np.full(A.shape[0], -np.inf), np.ones(A.shape[0]), A.nnz,
+                  A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32),
+                  A.data.astype(float))
 
 
 def write_set_partitioning_mps(path: str, n: int, columns, weights) -> None:

@@ -49,6 +49,10 @@ LP_ALGORITHM_CHOICES = ("auto", "primal", "dual", "ipm")
 
 
 SWEEP_SHARE = 0.25
+# the gap-closing MIP: "presolve" = HiGHS presolve and the master's cut rows,
+# "plain" = neither, "auto" = "presolve" from PRESOLVE_MIN_N records
+CLOSE_GAP_MIPS = ("auto", "presolve", "plain")
+PRESOLVE_MIN_N = 100
 
 
 @dataclass
@@ -262,6 +266,7 @@ class BPSettings(_Loadable):
     close_gap: bool = True
     close_gap_max_columns: int = 200_000
     close_gap_time: float | None = None
+    close_gap_mip: str = "auto"
     node_close_max_columns: int = 50_000
     mip_time: float | None = None
     mip_nodes: int | None = None
@@ -300,6 +305,9 @@ class BPSettings(_Loadable):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
         for name in ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time"):
             _seconds(name, getattr(self, name), zero=True)
+        if self.close_gap_mip not in CLOSE_GAP_MIPS:
+            raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
+                                 f"got {self.close_gap_mip!r}")
         mn = self.mip_nodes
         if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")

@@ -175,12 +175,15 @@ def _solve(model, name: str, time_limit, warmstart: bool = False, node_limit=Non
 
 def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, node_limit=None,
                                start=None, info: dict | None = None,
-                               solver: str | None = None):
+                               solver: str | None = None, cuts=()):
     """:func:`~mipagg.exact.master.set_partitioning_mip` on ``solver`` through
     Pyomo: min Σ w_j x_j, Σ_{j ∋ i} x_j = 1 for every record i, x binary.
     Same return value ``(status, value, chosen)``; ``start`` (column indices
-    of a partition) is passed as a warm start to solvers that take one."""
+    of a partition) is passed as a warm start to solvers that take one;
+    ``cuts`` become rows ≤ 1 as there."""
     import pyomo.environ as pyo
+
+    from .cuts import cut_matrix
 
     name = solver or current_solver()
     m = len(columns)
@@ -196,6 +199,10 @@ def pyomo_set_partitioning_mip(n: int, columns, weights, *, time_limit=None, nod
     M.obj = pyo.Objective(expr=sum(float(w) * M.x[j] for j, w in enumerate(weights)))
     M.cover = pyo.Constraint(pyo.RangeSet(0, n - 1),
                              rule=lambda M, i: sum(M.x[j] for j in covering[i]) == 1)
+    A = cut_matrix(columns, cuts, n)
+    M.cut = pyo.Constraint(pyo.RangeSet(0, A.shape[0] - 1), rule=lambda M, s: sum(
+        float(a) * M.x[int(j)] for j, a in zip(A.indices[A.indptr[s]:A.indptr[s + 1]],
+                                                 A.data[A.indptr[s]:A.indptr[s + 1]])) <= 1)
     if start is not None:
         chosen0 = set(np.asarray(start, dtype=int).tolist())
         for j in range(m):

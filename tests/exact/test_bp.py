@@ -40,7 +40,28 @@ RECLOSE = dict(cuts=False, close_gap_max_columns=5, mip_time=0, dive_time=0,
 MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
          "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto"),
          "reclose": RECLOSE,
-         "neighbourhood": dict(TREE_ONLY, dive_time=0, neighbourhood_time=60)}
+         "neighbourhood": dict(TREE_ONLY, dive_time=0, neighbourhood_time=60),
+         # the closing MIPs with HiGHS presolve and the cut rows (default from 100 records)
+         "presolve-closing": dict(mip_time=0, close_gap_mip="presolve")}
+
+
+def test_close_gap_mip_resolves_by_size_and_refuses_unknown_names():
+    from mipagg.errors import ParameterError
+    from mipagg.exact.settings import PRESOLVE_MIN_N
+
+    rng = np.random.default_rng(0)
+    small = BranchAndPrice(rng.normal(size=(PRESOLVE_MIN_N - 1, 2)), 3, BPSettings())
+    large = BranchAndPrice(rng.normal(size=(PRESOLVE_MIN_N, 2)), 3, BPSettings())
+    assert small.closing_mip() == {"presolve": "off", "cuts": ()}
+    assert large.closing_mip()["presolve"] == "on"
+    assert large.closing_mip()["cuts"] is large.master.cuts     # the rows added so far
+    forced = BranchAndPrice(rng.normal(size=(20, 2)), 3, BPSettings(close_gap_mip="presolve"))
+    assert forced.closing_mip()["presolve"] == "on"
+    plain = BranchAndPrice(rng.normal(size=(PRESOLVE_MIN_N, 2)), 3,
+                           BPSettings(close_gap_mip="plain"))
+    assert plain.closing_mip() == {"presolve": "off", "cuts": ()}
+    with pytest.raises(ParameterError, match="close_gap_mip"):
+        BPSettings(close_gap_mip="fast")
 
 
 @settings(max_examples=40, deadline=None)

@@ -16,9 +16,10 @@ from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import DataError
 from mipagg.exact.bp import BranchAndPrice
-from mipagg.exact.cuts import Rank1Cut, cut_coefficient, cut_lhs, rank1
+from mipagg.exact.cuts import Rank1Cut, cut_coefficient, cut_lhs, cut_matrix, rank1
 from mipagg.exact.fixing import pair_bounds
-from mipagg.exact.master import MasterProblem, squared_distances
+from mipagg.exact.master import (MasterProblem, cluster_weight, set_partitioning_mip,
+                                 squared_distances)
 from mipagg.exact.pricing.constraints import PricingConstraints
 from mipagg.exact.rank1 import PATTERNS, Rank1Cuts, separate_rank1
 from mipagg.exact.rules import SubsetRowCuts
@@ -180,3 +181,74 @@ def test_search_collects_every_cluster_below_thresholds_under_dense_rank1_cuts(s
         assert {c for c, v in costs.items() if v < thr - 1e-9} <= got
     best = search_clusters(space, lam, cons, mode="best", max_columns=5)
     assert best.min_rc == pytest.approx(values[0], abs=1e-9)
+
+
+@st.composite
+def columns_and_cuts(draw):
+    """(n, columns, cuts): random record sets and random cuts of every pattern
+    (subset-row triples and the rank-1 patterns of PATTERNS)."""
+    n = draw(st.integers(7, 14))
+    rng = np.random.default_rng(draw(st.integers(0, 100_000)))
+    columns = [rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False)
+               for _ in range(draw(st.integers(0, 30)))]
+    cuts = [tuple(rng.permutation(n)[:3].tolist()) for _ in range(draw(st.integers(0, 5)))]
+    cuts += [Rank1Cut(tuple(rng.permutation(n)[:size].tolist()), nums, den)
+             for size, (nums, den) in PATTERNS.items() if size <= n
+             for _ in range(draw(st.integers(0, 4)))]
+    return n, columns, cuts
+
+
+@settings(max_examples=60, deadline=None)
+@given(columns_and_cuts())
+def test_cut_matrix_holds_every_cut_coefficient(case):
+    n, columns, cuts = case
+    A = cut_matrix(columns, cuts, n).toarray()
+    assert A.shape == (len(cuts), len(columns))
+    for s, cut in enumerate(cuts):
+        for j, c in enumerate(columns):
+            assert A[s, j] == cut_coefficient(rank1(cut), c.tolist())
+
+
+def _all_clusters(n, k):
+    return [np.asarray(c) for eta in range(k, min(2 * k, n + 1))
+            for c in itertools.combinations(range(n), eta)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6, max_n=9, max_k=3), st.integers(0, 10_000))
+def test_cut_rows_leave_the_integer_master_optimum_unchanged(inst, seed):
+    X, k = inst
+    n, rng = len(X), np.random.default_rng(seed)
+    D = squared_distances(X)
+    columns = _all_clusters(n, k)
+    weights = [cluster_weight(D, c) for c in columns]
+    cuts = [Rank1Cut(tuple(rng.permutation(n)[:size].tolist()), nums, den)
+            for size, (nums, den) in PATTERNS.items() if size <= n for _ in range(10)]
+    cuts += [tuple(rng.permutation(n)[:3].tolist()) for _ in range(20)]
+    status, value, chosen = set_partitioning_mip(n, columns, weights, cuts=cuts)
+    assert status == "optimal"
+    assert value == pytest.approx(optimal_partition(X, k)[0], abs=1e-7)
+    assert sorted(np.concatenate([columns[j] for j in chosen]).tolist()) == list(range(n))
+
+
+def test_cut_rows_lift_the_relaxation_of_the_integer_master():
+    """Three pairs at ½ cover three records for 1.5; the subset-row cut on the
+    three leaves only the triple (2.5) in the LP relaxation as in the MIP."""
+    import highspy
+
+    from mipagg.exact.highs import new_highs
+    from mipagg.exact.master import _add_cut_rows, _add_set_partitioning
+
+    columns = [np.array(c) for c in ((0, 1), (0, 2), (1, 2), (0, 1, 2))]
+    weights = [1.0, 1.0, 1.0, 2.5]
+    values = []
+    for cuts in ((), [(0, 1, 2)]):
+        h = new_highs()
+        m = _add_set_partitioning(h, highspy, 3, columns, weights)
+        h.changeColsIntegrality(m, np.arange(m, dtype=np.int32),
+                                np.full(m, highspy.HighsVarType.kContinuous))
+        _add_cut_rows(h, cut_matrix(columns, cuts, 3))
+        h.run()
+        values.append(h.getInfo().objective_function_value)
+    assert values == pytest.approx([1.5, 2.5])
+    assert set_partitioning_mip(3, columns, weights, cuts=[(0, 1, 2)])[:2] == ("optimal", 2.5)

@@ -102,6 +102,21 @@ def test_node_limit_counts_nodes(solver):
 
 
 @needs_cbc
+def test_cbc_integer_master_with_cut_rows_equals_highs():
+    """Rank-1 cut rows (gap closing passes the master's cuts) on the Pyomo
+    path: the same optimum as HiGHS with and without them."""
+    n, cols, w = _needs_branching()
+    rng = np.random.default_rng(3)
+    cuts = [tuple(rng.permutation(n)[:3].tolist()) for _ in range(40)]
+    ref = set_partitioning_mip(n, cols, w)
+    with solvers.use_solver("cbc"):
+        got = set_partitioning_mip(n, cols, w, cuts=cuts)
+    assert got[0] == ref[0] == "optimal"
+    assert got[1] == pytest.approx(ref[1], abs=1e-7)
+    assert set_partitioning_mip(n, cols, w, cuts=cuts)[1] == pytest.approx(ref[1], abs=1e-7)
+
+
+@needs_cbc
 def test_cbc_takes_a_warm_start():
     X = np.random.default_rng(8).normal(size=(8, 2))
     D = squared_distances(X)
