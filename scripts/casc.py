@@ -7,6 +7,7 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
     python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
                            [--budget-primal S] [--budget-bound S] [--seed S] [--workers N]
     python scripts/casc.py --polish S [--cells ...]
+    python scripts/casc.py --replay --cells census:3 [--budget-bound S]
     python scripts/casc.py --table-only
 
 Per cell (data set × k):
@@ -34,6 +35,11 @@ merge-and-resplit search (S/3 seconds, :func:`mipagg.improve.merge_split_search`
 and exact neighbourhood search (the rest,
 :func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`), both with seed
 0; steps 3-5 follow.  The bound of the cell stays that of its earlier runs.
+
+``--replay`` reruns, per cell, the bound stage behind the certified bound of
+the table (its recorded method and options, from the committed label file)
+and appends recorded and replayed status, bound and nodes to the record's
+``replays``; it exits 1 when a recorded proof is not reproduced.
 
 Then (and with ``--table-only``, from the records alone) it writes
 ``docs/results/casc.md`` and ``docs/results/casc.csv``.
@@ -400,7 +406,8 @@ class Cell:
             options["workers"] = workers
         res = self.run("bound", method, options, cli=False, note=f"initial = {initial_from}")
         out = {"method": method, "wall_seconds": time.perf_counter() - t0,
-               "initial_from": initial_from}
+               "initial_from": initial_from,
+               "initial_sha256": None if initial is None else labels_sha(initial)}
         if method == "cg":
             out["note"] = "'bp' (branch and price) was not registered: column generation"
         if res is not None:
@@ -539,6 +546,75 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     bound = {"method": None, "note": "polish run: no bound stage", "lower_bound": None}
     return save_cell(cell, committed, label_path, run_meta, args, primal, bound, started,
                      load_start, runs_dir)
+
+
+def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions: Path,
+                runs_dir: Path) -> bool:
+    """``--replay``: rerun the bound stage behind the cell's certified bound
+    (the run with the highest recorded bound on this data: same method and
+    options, started from the committed label file) and append the comparison
+    to the record's ``replays``; label files are never written.  False when a
+    recorded proof (status ``optimal``) is not reproduced."""
+    record_path = runs_dir / f"{data}_k{k}.json"
+    record = load_record(record_path)
+    data_sha = sha256_file(data_path)
+    runs = [r for r in (record or {}).get("runs", []) if r["data"]["sha256"] == data_sha
+            and r.get("bound", {}).get("lower_bound") is not None]
+    if not runs:
+        raise SystemExit(f"casc: {rel(record_path)} holds no certified bound of {data} "
+                         f"k={k} on this data to replay")
+    run = max(runs, key=lambda r: r["bound"]["lower_bound"])
+    stage = run["stages"][run["bound"]["stage"]]
+    label_path = solutions / f"{data}_k{k}.csv"
+    committed = committed_partition(label_path, data_path, k)
+    if committed is None:
+        raise SystemExit(f"casc: --replay starts from the label file {rel(label_path)}, "
+                         "which is missing or not valid")
+    sha, recorded_sha = labels_sha(committed[0]), run["bound"].get("initial_sha256")
+    same_start = None if recorded_sha is None else sha == recorded_sha
+    if same_start is False:
+        log(f"{data} k={k}: the recorded bound stage started from another partition "
+            f"(sha256 {recorded_sha[:12]}…) than {rel(label_path)}; the replay starts "
+            "from the file")
+    options = {**stage["options"], "initial": committed[0]}
+    if args.replay_budget is not None:
+        options["time_limit"] = args.replay_budget
+    started, load_start = datetime.now(timezone.utc), list(os.getloadavg())
+    cell = Cell(data, k, data_path)
+    cell.run("replay", stage["method"], options, cli=False,
+             note=f"replay of the bound stage of the run started {run['started']}, "
+                  f"initial = {rel(label_path)}")
+    entry = cell.stages[-1]
+    was, now = run["bound"], entry.get("result", {})
+    tol = 1e-9 * max(1.0, abs(was["lower_bound"]))
+    if was.get("status") == "optimal":
+        ok = now.get("status") == "optimal" and abs(now["sse"] - was["lower_bound"]) <= tol
+        verdict = "proof reproduced" if ok else "proof NOT reproduced"
+    else:
+        ok = True
+        verdict = ("bound reproduced" if now.get("lower_bound") is not None
+                   and now["lower_bound"] >= was["lower_bound"] - tol else
+                   "weaker bound (a time-limited run; compare budgets and load)")
+    replay = {**run_meta, "started": started.isoformat(timespec="seconds"),
+              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "loadavg_start": load_start, "loadavg_end": list(os.getloadavg()),
+              "replay_of": run["started"], "initial_sha256": sha,
+              "same_initial": same_start, "verdict": verdict,
+              "recorded": {key: was.get(key) for key in ("status", "lower_bound", "nodes",
+                                                         "wall_seconds")}
+              | {"time_limit": stage["options"].get("time_limit")},
+              "replayed": {key: now.get(key) for key in ("status", "lower_bound", "nodes",
+                                                         "sse")}
+              | {"wall_seconds": entry.get("wall_seconds"),
+                 "time_limit": options.get("time_limit"), "error": entry.get("error")},
+              "stage": entry}
+    record.setdefault("replays", []).append(replay)
+    atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
+    log(f"{data} k={k}: {verdict}: recorded {was.get('status')} bound {was['lower_bound']:.6f} "
+        f"({was.get('nodes')} nodes, {stage['options'].get('time_limit')} s); replayed "
+        f"{now.get('status')} bound {now.get('lower_bound')} ({now.get('nodes')} nodes, "
+        f"{options.get('time_limit')} s); record {rel(record_path)}")
+    return ok
 
 
 def find_producer(runs: list[dict], sha: str):
@@ -724,6 +800,18 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             out.append(f"* {NAMES[r['data']]} k = {r['k']}: " +
                        "; ".join(f"`{c}`" for c in sorted(cmds)))
         out.append("")
+    out += ["## Replaying a bound", "",
+            "```sh",
+            "python scripts/casc.py --replay --cells tarragona:5   # the recorded time limit",
+            "```", "",
+            "reruns the bound stage behind a cell's certified bound (the run with the highest "
+            "bound in its record: same method and options, e.g. `bp` with its time limit and "
+            "workers, started from the committed label file) and appends the recorded and "
+            "replayed status, bound and tree size to the record's `replays`. A recorded "
+            "proof (`optimal`) must come out `optimal` with the same SSE, or the command "
+            "exits 1; a time-limited bound depends on the machine and its load, so a replay "
+            "reports whether it reached the recorded bound. Label files are never written.",
+            ""]
     out += ["## What the bound certifies", "",
             "The certified bound LB is a lower bound on the SSE of *every* k-partition of "
             "the standardized file (the optimum included): the LP bound of the column "
@@ -825,6 +913,11 @@ def main(argv=None) -> int:
                     help="instead of the primal and bound stages: polish the committed label "
                          "file (merge-and-resplit search, then exact neighbourhood search) "
                          "for this many seconds per cell")
+    ap.add_argument("--replay", action="store_true",
+                    help="instead of the stages: rerun the bound stage behind each cell's "
+                         "certified bound with its recorded options, from the committed "
+                         "label file, and record the comparison (exit 1 when a recorded "
+                         "proof is not reproduced); --budget-bound or --quick shorten it")
     ap.add_argument("--table-only", action="store_true",
                     help="only rebuild casc.md / casc.csv from the records")
     ap.add_argument("--out", type=Path, default=OUT, help="directory of casc.md/.csv and "
@@ -832,6 +925,7 @@ def main(argv=None) -> int:
     ap.add_argument("--solutions", type=Path, default=SOLUTIONS,
                     help="directory of the label files (default: instances/solutions)")
     args = ap.parse_args(argv)
+    args.replay_budget = QUICK_BUDGETS[1] if args.quick else args.budget_bound
     budgets = QUICK_BUDGETS if args.quick else FULL_BUDGETS
     args.budget_primal = budgets[0] if args.budget_primal is None else args.budget_primal
     args.budget_bound = budgets[1] if args.budget_bound is None else args.budget_bound
@@ -851,6 +945,10 @@ def main(argv=None) -> int:
         if args.polish is not None and not args.polish > 0:
             print("casc: --polish needs a positive number of seconds", file=sys.stderr)
             return 2
+        if args.replay:
+            ok = [replay_cell(data, k, data_dir / f"{data}.csv", args, meta, args.solutions,
+                              runs_dir) for data, k in cells]
+            return 0 if all(ok) else 1
         for data, k in cells:
             (polish_cell if args.polish else run_cell)(
                 data, k, data_dir / f"{data}.csv", args, meta, args.solutions, runs_dir)

@@ -103,9 +103,9 @@ def test_label_file(path):
     assert abs(json.loads(proc.stdout)["il"] - il) <= 1e-6
 
 
-def test_casc_polish_run_on_a_copy(tmp_path):
-    """``scripts/casc.py --polish`` starts from the committed label file, never
-    writes a worse one, and records the stage that produced what it wrote."""
+def _census_k3_copy(tmp_path):
+    """(data path, committed label file, out dir, solutions dir): the census
+    k = 3 record and label file copied under ``tmp_path`` for scripts/casc.py."""
     data_path = SHARED_DATA / "census.csv"
     label = SOLUTIONS / "census_k3.csv"
     if not data_path.is_file() or not label.is_file():
@@ -115,6 +115,13 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     sol.mkdir()
     shutil.copy(RESULTS / "casc_runs" / "census_k3.json", out / "casc_runs")
     shutil.copy(label, sol)
+    return data_path, label, out, sol
+
+
+def test_casc_polish_run_on_a_copy(tmp_path):
+    """``scripts/casc.py --polish`` starts from the committed label file, never
+    writes a worse one, and records the stage that produced what it wrote."""
+    data_path, label, out, sol = _census_k3_copy(tmp_path)
     before = _il(data_path, _read_labels(label), 3)
     runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
@@ -135,3 +142,51 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     row = next(r for r in csv.DictReader(open(out / "casc.csv")) if r["data"] == "census"
                and r["k"] == "3")
     assert row["label_sha256"] == sha and abs(float(row["il"]) - after) <= 1e-6
+
+
+def _replay(tmp_path, edit=None):
+    """``scripts/casc.py --replay`` of census k = 3 with a 3-s budget on a copy
+    of the record and label file; ``edit`` may change the copied record first.
+    Returns (process, record after, record before)."""
+    _, label, out, sol = _census_k3_copy(tmp_path)
+    record = json.loads((out / "casc_runs" / "census_k3.json").read_text())
+    if edit is not None:
+        edit(record)
+        (out / "casc_runs" / "census_k3.json").write_text(json.dumps(record))
+    sha = hashlib.sha256(label.read_bytes()).hexdigest()
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                           "--replay", "--cells", "census:3", "--budget-bound", "3",
+                           "--out", str(out), "--solutions", str(sol)],
+                          capture_output=True, text=True, timeout=600)
+    assert hashlib.sha256((sol / "census_k3.csv").read_bytes()).hexdigest() == sha
+    assert not (out / "casc.md").exists()        # a replay does not rebuild the table
+    return proc, json.loads((out / "casc_runs" / "census_k3.json").read_text()), record
+
+
+def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
+    proc, after, before = _replay(tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    best = max((r for r in before["runs"] if r["bound"].get("lower_bound") is not None),
+               key=lambda r: r["bound"]["lower_bound"])
+    assert after["runs"] == before["runs"] and len(after["replays"]) == 1
+    replay = after["replays"][0]
+    assert replay["replay_of"] == best["started"]
+    assert replay["recorded"]["lower_bound"] == best["bound"]["lower_bound"]
+    assert replay["stage"]["method"] == best["stages"][best["bound"]["stage"]]["method"]
+    assert replay["replayed"]["time_limit"] == 3
+    # three seconds certify less than the recorded run, and never more than the labels' SSE
+    got = replay["replayed"]
+    assert got["lower_bound"] <= got["sse"] + 1e-9
+    assert got["lower_bound"] < best["bound"]["lower_bound"]
+    assert replay["verdict"].startswith("weaker bound")
+
+
+def test_casc_replay_exits_1_when_a_recorded_proof_is_not_reproduced(tmp_path):
+    def claim_a_proof(record):
+        best = max((r for r in record["runs"] if r["bound"].get("lower_bound") is not None),
+                   key=lambda r: r["bound"]["lower_bound"])
+        best["bound"]["status"] = "optimal"
+
+    proc, after, _ = _replay(tmp_path, claim_a_proof)
+    assert proc.returncode == 1
+    assert after["replays"][0]["verdict"] == "proof NOT reproduced"
