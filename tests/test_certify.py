@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _bruteforce import optimal_partition
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 
 import mipagg
 from mipagg.certification import NotFeasibleError, certify
@@ -50,6 +50,7 @@ def tiny(draw):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @settings(max_examples=30, deadline=None)
 @given(tiny(), st.sampled_from(["bp", "bp-limited", "cg"]))
+@example((np.array([[2.0], [2.0], [4.0], [4.0]]), 2, np.array([1, 1, 0, 0])), "bp")  # SSE 0
 def test_bound_never_exceeds_the_brute_force_optimum(case, how):
     X, k, labels = case
     inst = from_array(X)
@@ -61,7 +62,9 @@ def test_bound_never_exceeds_the_brute_force_optimum(case, how):
     assert r.sse == pytest.approx(exact["sse"], rel=1e-12) and r.il == exact["il"]
     assert r.sse >= opt - 1e-9
     assert r.lower_bound <= opt + 1e-7
-    assert r.gap == pytest.approx(max(0.0, 100 * (r.sse - r.lower_bound) / r.sse), abs=1e-9)
+    # a partition of SSE 0 (duplicate records) is optimal: gap 0
+    expected = 0.0 if r.sse <= 0 else max(0.0, 100 * (r.sse - r.lower_bound) / r.sse)
+    assert r.gap == pytest.approx(expected, abs=1e-9)
     if r.better is not None:
         assert r.better.is_feasible(k)
         assert opt - 1e-9 <= r.better_sse < r.sse
