@@ -83,8 +83,8 @@ def cut_coefficient(cut: Rank1Cut, cluster) -> int:
 def cut_matrix(columns, cuts, n: int):
     """The coefficients of ``columns`` (record sets) in ``cuts`` (record
     triples or :class:`Rank1Cut`) as a ``scipy.sparse`` CSR matrix, one row per
-    cut: entry ⌊Σ_{i∈S∩C} a_i/d⌋, zeros dropped.  One sparse product for all
-    of them, so a million enumerated clusters take about a second.
+    cut: entry ⌊Σ_{i∈S∩C} a_i/d⌋, zeros dropped; one sparse product
+    (clusters × records by records × cuts) for all of them.
 
     >>> cut_matrix([[0, 1], [2, 3], [0, 1, 2]], [(0, 1, 2)], 4).toarray()
     array([[1, 0, 1]])
