@@ -9,7 +9,7 @@ On each block of ``--size`` consecutive records, bp's root (column
 generation, cut rounds, pair fixing), its dive and the exact neighbourhood
 phase give duals, a certified bound LB and an incumbent UB.  Every cluster
 below UB − LB at those duals is enumerated once
-(:func:`mipagg.exact.bounds.enumerate_below`, cut penalties and fixed pairs
+(:func:`mipagg.exact.gapclosing.gap_columns`, cut penalties and fixed pairs
 included), then the set-partitioning MIP over them and the incumbent's
 groups is solved once per configuration with ``--mip-time`` each: HiGHS
 presolve ``off`` or ``on``, ``+cuts`` with the root master's cuts as rows
@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mipagg  # noqa: E402
-from mipagg.exact.bounds import enumerate_below  # noqa: E402
 from mipagg.exact.bp import BranchAndPrice, cut_constraints  # noqa: E402
-from mipagg.exact.master import cluster_weight, set_partitioning_mip  # noqa: E402
+from mipagg.exact.gapclosing import gap_columns  # noqa: E402
+from mipagg.exact.master import set_partitioning_mip  # noqa: E402
 from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
@@ -58,19 +58,15 @@ def root_and_incumbent(X, k, neighbourhood_time):
 
 def enumerate_gap(bp, max_columns):
     """Every cluster below UB − LB at the root's certified duals, with the
-    incumbent's groups first; None when more than ``max_columns``."""
-    stop, best = bp.root.stop, bp.rounder.best
+    incumbent's groups first, and their weights (bp's root closing columns,
+    :func:`mipagg.exact.gapclosing.gap_columns`); (None, None) when more
+    than ``max_columns``."""
+    stop = bp.root.stop
     cons = cut_constraints(bp.master, bp.n, stop.cut_duals, apart=bp.root_fixed())
-    threshold = bp.rounder.best_sse - stop.bound + bp.tol_abs
-    columns = list(best.groups())
-    for eta in range(bp.k, 2 * bp.k):
-        outcome, found = enumerate_below(bp.D, stop.duals, eta, threshold,
-                                         max_columns=max_columns + 1, constraints=cons,
-                                         space=bp.ctx.space(eta), threads=bp.ctx.threads)
-        if outcome != "complete" or len(columns) + len(found) > max_columns:
-            return None
-        columns.extend(found)
-    return columns
+    _, columns, weights = gap_columns(
+        bp.D, bp.k, stop.duals, bp.rounder.best_sse - stop.bound + bp.tol_abs, bp.rounder.best,
+        max_columns, None, constraints=cons, ctx=bp.ctx)
+    return columns, weights
 
 
 def main(argv=None) -> int:
@@ -101,11 +97,10 @@ def main(argv=None) -> int:
                "root_lp_bound": bp.root_lp_bound, "cuts": len(bp.master.cuts),
                "root_seconds": time.perf_counter() - t0}
         t1 = time.perf_counter()
-        columns = enumerate_gap(bp, args.max_columns)
+        columns, weights = enumerate_gap(bp, args.max_columns)
         row["enumeration_seconds"] = time.perf_counter() - t1
         row["clusters"] = None if columns is None else len(columns)
         if columns is not None:
-            weights = [cluster_weight(bp.D, c) for c in columns]
             start_cols = np.arange(bp.rounder.best.n_groups)
             for name in args.configs.split(","):
                 presolve, _, cuts = name.partition("+")

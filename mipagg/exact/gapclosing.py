@@ -17,10 +17,38 @@ from ..partition import Partition
 from .bounds import enumerate_below
 from .master import cluster_weight, set_partitioning_mip
 
-__all__ = ["close_gap_by_enumeration", "GAP_CLOSING_OUTCOMES"]
+__all__ = ["close_gap_by_enumeration", "gap_columns", "GAP_CLOSING_OUTCOMES"]
 
 GAP_CLOSING_OUTCOMES = ("not_needed", "optimal", "too_many_columns", "too_many_nodes",
                         "time_limit", "skipped", "disabled")
+
+
+def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constraints=None,
+                ctx=None):
+    """The columns of gap closing: the groups of ``best``, then every cluster
+    of size k..2k−1 with reduced cost below ``threshold`` at ``duals`` (see
+    :func:`close_gap_by_enumeration`).  Returns (outcome, columns, weights):
+    outcome "complete", or why the enumeration stopped ("too_many_columns"
+    beyond ``max_columns`` clusters, "too_many_nodes", "time_limit"), with the
+    columns and their weights w_C (formula (8)) when complete, else None."""
+    n = D.shape[0]
+    columns = list(best.groups())
+    weights = [cluster_weight(D, g) for g in columns]
+    left_cap = max_columns
+    for eta in range(k, min(2 * k, n + 1)):
+        outcome, found = enumerate_below(
+            D, duals, eta, threshold, max_columns=left_cap + 1, deadline=deadline,
+            constraints=constraints, space=None if ctx is None else ctx.space(eta),
+            threads=1 if ctx is None else ctx.threads)
+        if outcome == "complete" and len(found) > left_cap:
+            outcome = "too_many_columns"
+        if outcome != "complete":
+            return outcome, None, None
+        left_cap -= len(found)
+        columns.extend(found)
+        if found.size:   # w_C of the whole block at once
+            weights.extend(D[found[:, :, None], found[:, None, :]].sum(axis=(1, 2)) / (2.0 * eta))
+    return "complete", columns, weights
 
 
 def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadline, *,
@@ -41,22 +69,10 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
     dual bound, which is valid because every partition better than UB uses
     only enumerated clusters), or None."""
     n = D.shape[0]
-    columns = list(best.groups())
-    weights = [cluster_weight(D, g) for g in columns]
-    left_cap = max_columns
-    for eta in range(k, min(2 * k, n + 1)):
-        outcome, found = enumerate_below(
-            D, duals, eta, threshold, max_columns=left_cap + 1, deadline=deadline,
-            constraints=constraints, space=None if ctx is None else ctx.space(eta),
-            threads=1 if ctx is None else ctx.threads)
-        if outcome == "complete" and len(found) > left_cap:
-            outcome = "too_many_columns"
-        if outcome != "complete":
-            return outcome, None, None
-        left_cap -= len(found)
-        columns.extend(found)
-        if found.size:   # w_C (formula (8)) of the whole block at once
-            weights.extend(D[found[:, :, None], found[:, None, :]].sum(axis=(1, 2)) / (2.0 * eta))
+    outcome, columns, weights = gap_columns(D, k, duals, threshold, best, max_columns,
+                                            deadline, constraints=constraints, ctx=ctx)
+    if outcome != "complete":
+        return outcome, None, None
     left = None
     if deadline is not None:
         left = deadline - time.perf_counter() - 0.05   # building the model
