@@ -52,6 +52,7 @@ from ..partition import Partition
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import nodecuts
+from .aggregation import AggregationResult, aggregated_root
 from .bounds import gap, neighbour_bound
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .fixing import PairFixing
@@ -71,7 +72,13 @@ from .rules import (
     load,
     pair_weights,
 )
-from .settings import PRESOLVE_MIN_N, BPSettings, StopCriterion, merge_settings
+from .settings import (
+    AGGREGATION_MIN_K,
+    PRESOLVE_MIN_N,
+    BPSettings,
+    StopCriterion,
+    merge_settings,
+)
 from .treestats import gap_closed, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
@@ -100,7 +107,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "node_cuts", "workers", "neighbourhood_solves", "closing_bound")
+            "node_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation")
 
 
 @dataclass
@@ -153,6 +160,7 @@ class BranchAndPriceResult:
     workers: int = 1                # tasks in flight in the tree (mipagg.exact.parallel)
     neighbourhood_solves: int = 0   # sub-problems of the neighbourhood phase
     closing_bound: float | None = None  # certified by root gap closing (with_closing_bound)
+    aggregation: dict | None = None  # the root's aggregated phase (mipagg.exact.aggregation)
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -203,7 +211,8 @@ def _integral(sol, eps=1e-6) -> bool:
 def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cuts=True,
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
-                     close_gap_time=None, close_gap_mip="auto", node_close_max_columns=50_000,
+                     close_gap_time=None, close_gap_mip="auto", aggregation="auto",
+                     node_close_max_columns=50_000,
                      mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
@@ -234,6 +243,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     close_gap_mip : that MIP (root and nodes) with HiGHS presolve and the
         master's cuts as rows ("presolve"), with neither ("plain"), or "auto":
         "presolve" from ``PRESOLVE_MIN_N`` = 100 records (:meth:`BranchAndPrice.closing_mip`).
+    aggregation : before the root's column generation, the aggregated phase
+        of :mod:`mipagg.exact.aggregation` from the incumbent's groups
+        ("on"), not ("off"), or "auto": "on" from ``AGGREGATION_MIN_K`` = 10.
     node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
         at most this many clusters per node (0 switches it off).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
@@ -299,7 +311,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         time_limit=time_limit, node_limit=node_limit, cuts=cuts, max_cut_rounds=max_cut_rounds,
         cuts_per_round=cuts_per_round, min_violation=min_violation, tail_off=tail_off,
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
-        close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
+        close_gap_time=close_gap_time, close_gap_mip=close_gap_mip, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns,
         mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
@@ -362,6 +374,7 @@ class BranchAndPrice(ColumnGeneration):
         self.node_cuts, self.pool_at_mip = 0, 0
         self.workers_used = 1           # tasks in flight in a parallel tree
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
+        self.aggregated: AggregationResult | None = None   # the root's aggregated phase
         self.proven = False             # root gap closing proved the incumbent in the tree
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
 
@@ -480,9 +493,21 @@ class BranchAndPrice(ColumnGeneration):
         certified bound before cuts is ``root_lp_bound``."""
         t0 = time.perf_counter()
         start = neighbour_bound(self.D, self.k, self.ctx.edge_sums)
+        if self.aggregation_on():
+            agg = aggregated_root(self.master, self.ctx, self.rounder.best.groups(), self.loop,
+                                  deadline=self.stop.deadline, progress=self.progress)
+            self.aggregated, self.seconds["aggregation"] = agg, agg.seconds
+            if agg.bound is not None:
+                start = max(start, agg.bound)
         self.root, self.root_bound = self.run_node(self.ctx.none, start, 0)
         self.root_lp_bound = self.root_bound
         self.seconds["root"] = time.perf_counter() - t0
+
+    def aggregation_on(self) -> bool:
+        """Whether the root starts with the aggregated phase (``aggregation``;
+        "auto": from ``AGGREGATION_MIN_K``)."""
+        mode = self.settings.aggregation
+        return mode == "on" or (mode == "auto" and self.k >= AGGREGATION_MIN_K)
 
     def cut_rounds(self) -> None:
         """Rounds of cuts, each followed by column generation, until none is
@@ -881,6 +906,7 @@ class BranchAndPrice(ColumnGeneration):
             strong_evaluations=getattr(self.branching, "evaluations", 0),
             tree_estimate=self.final_estimate(status, open_bounds), workers=self.workers_used,
             neighbourhood_solves=self.neighbourhood_solves,
+            aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
             **self.fixing_fields())
 

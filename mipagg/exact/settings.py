@@ -38,8 +38,8 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "PRICING_MODES",
-           "STABILIZATIONS", "ROUNDINGS", "WENTGES_MIN_K", "LP_ALGORITHM_CHOICES",
-           "auto_max_columns", "resolve_lp_algorithm", "merge_settings"]
+           "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
+           "LP_ALGORITHM_CHOICES", "auto_max_columns", "resolve_lp_algorithm", "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
 STABILIZATIONS = (None, "wentges", "neame", "auto")
@@ -53,6 +53,10 @@ SWEEP_SHARE = 0.25
 # "plain" = neither, "auto" = "presolve" from PRESOLVE_MIN_N records
 CLOSE_GAP_MIPS = ("auto", "presolve", "plain")
 PRESOLVE_MIN_N = 100
+# the aggregated phase before the root's column generation (mipagg.exact.aggregation):
+# "auto" = on from AGGREGATION_MIN_K (docs/bench/aggregation.md)
+AGGREGATIONS = ("auto", "on", "off")
+AGGREGATION_MIN_K = 10
 
 
 @dataclass
@@ -267,6 +271,7 @@ class BPSettings(_Loadable):
     close_gap_max_columns: int = 200_000
     close_gap_time: float | None = None
     close_gap_mip: str = "auto"
+    aggregation: str = "auto"
     node_close_max_columns: int = 50_000
     mip_time: float | None = None
     mip_nodes: int | None = None
@@ -308,6 +313,9 @@ class BPSettings(_Loadable):
         if self.close_gap_mip not in CLOSE_GAP_MIPS:
             raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
                                  f"got {self.close_gap_mip!r}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ParameterError(f"aggregation must be one of {AGGREGATIONS}, "
+                                 f"got {self.aggregation!r}")
         mn = self.mip_nodes
         if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
