@@ -4,7 +4,7 @@ large k"), same run, same start.
 
     python benchmarks/bench_aggregation.py [--cells census:10,tarragona:10]
         [--configs off,on] [--time-limit 1200] [--initial committed|none]
-        [--json PATH] [--quick]
+        [--json PATH] [--phase-only] [--quick]
 
 Each cell (``data:k``, the file ``../shared/data/{data}.csv`` with its 13
 columns standardized) runs ``BranchAndPrice(X, k, BPSettings(time_limit,
@@ -15,7 +15,9 @@ start of the bound stage of ``scripts/casc.py``; ``none`` from bp's own
 MDAV/V-MDAV incumbent.  Printed per run: why the root stopped, its certified
 bound and source, LP value, iterations (of the full loop), columns, the
 aggregated phase's iterations, aggregates and seconds, and the seconds from
-the call to the end of the root (start-up included).  ``--quick``: a
+the call to the end of the root (start-up included).  ``--phase-only``: the
+aggregated phase alone (:func:`mipagg.exact.aggregation.aggregated_root`,
+no deadline), timed from its call.  ``--quick``: a
 150-record lognormal file (seed 0), k = 10, 60 s.
 """
 
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _env import machine  # noqa: E402
 
 import mipagg  # noqa: E402
+from mipagg.exact.aggregation import aggregated_root  # noqa: E402
 from mipagg.exact.bp import BranchAndPrice  # noqa: E402
 from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
@@ -63,10 +66,15 @@ def fmt(v) -> str:
     return "—" if v is None else f"{v:.2f}"
 
 
-def run(X, k, labels, config, time_limit) -> dict:
+def run(X, k, labels, config, time_limit, phase_only=False) -> dict:
     t0 = time.perf_counter()
     bp = BranchAndPrice(X, k, BPSettings(time_limit=time_limit, aggregation=config),
                         initial=labels)
+    if phase_only:
+        t1 = time.perf_counter()
+        agg = aggregated_root(bp.master, bp.ctx, bp.rounder.best.groups(), bp.loop)
+        return {"config": "phase", "aggregation": agg.as_dict(), "columns": len(bp.master),
+                "seconds": time.perf_counter() - t1}
     bp.root_column_generation()
     stop = bp.root.stop
     agg = bp.aggregated
@@ -85,6 +93,7 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=1200.0)
     ap.add_argument("--initial", choices=("committed", "none"), default="committed")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--phase-only", action="store_true")
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args(argv)
     cells, limit = a.cells.split(","), a.time_limit
@@ -92,12 +101,20 @@ def main(argv=None) -> int:
         cells, limit = ["quick"], 60.0
     print(f"# {machine()}; mipagg {mipagg.__version__}; time limit {limit:g} s; "
           f"initial {a.initial}")
-    print("| cell | config | root stop | bound | source | LP | iters | columns | "
-          "agg. iters | aggregates | agg. s | root s | total s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    if not a.phase_only:
+        print("| cell | config | root stop | bound | source | LP | iters | columns | "
+              "agg. iters | aggregates | agg. s | root s | total s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     out = []
     for cell in cells:
         X, k, labels = load(cell, a.initial)
+        if a.phase_only:
+            r = run(X, k, labels, "on", limit, phase_only=True)
+            g = r["aggregation"]
+            print(f"phase {cell}: {r['seconds']:.2f} s, {g['iterations']} iterations, "
+                  f"{g['aggregates']} aggregates, value {g['value']:.6f}, {g['reason']}, "
+                  f"{r['columns']} columns", flush=True)
+            continue
         for config in a.configs.split(","):
             r = run(X, k, labels, config, limit)
             r.update(cell=cell, time_limit=limit, initial=a.initial,

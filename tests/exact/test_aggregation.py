@@ -14,6 +14,7 @@ from mipagg.errors import ParameterError
 from mipagg.exact.aggregation import (
     aggregated_root,
     compatible,
+    compatible_mask,
     disaggregate,
     labels_of,
     refine,
@@ -68,6 +69,17 @@ def test_refine_makes_the_column_compatible_and_keeps_unions(agg):
     first = np.flatnonzero(labels == 0)
     if first.size > 1:
         assert not compatible(labels, sizes, first[:1])
+
+
+@given(aggregations(), st.lists(st.sets(st.integers(0, 19), min_size=1), max_size=8))
+@settings(max_examples=80, deadline=None)
+def test_compatible_mask_is_the_definition_column_by_column(agg, columns):
+    labels, _ = agg
+    columns = [sorted(v for v in c if v < labels.size) or [0] for c in columns]
+    sizes = np.bincount(labels)
+    expected = [set(np.flatnonzero(np.isin(labels, labels[c])).tolist()) == set(c)
+                for c in columns]
+    assert compatible_mask(labels, sizes, columns).tolist() == expected
 
 
 @pytest.mark.parametrize("n,k,seed", [(60, 3, 1), (80, 5, 2), (90, 6, 3)])
