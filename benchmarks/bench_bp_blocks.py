@@ -3,7 +3,7 @@ at k = 5: proven within 15 minutes, serial and with --workers 2").
 
     .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
         [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
-        [--neighbourhood on,off,120] [--close-gap-time S] [--quick]
+        [--neighbourhood on,off,120] [--close-gap-time S] [--heuristic S] [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -16,7 +16,11 @@ closing tried again whenever the tree improves the incumbent).
 one with ``neighbourhood_time=0`` per block and worker count (same-run A/B;
 the column "nbh s" gives the phase's seconds); a number of seconds forces the
 phase on with that budget.  ``--close-gap-time S``: bp's ``close_gap_time``
-(the root gap closing's own limit).  ``--quick``:
+(the root gap closing's own limit).  ``--heuristic S``: after each bp run, a
+line with its root LP bound and bound after cuts, and the heuristics alone on
+the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
+search from its partition for S seconds (seed 0), with their excess over bp's
+best SSE (is the gap of a cell the relaxation's or the primal side's?).  ``--quick``:
 one 100-record block, 60 s.
 """
 
@@ -49,6 +53,7 @@ def main(argv=None) -> int:
     ap.add_argument("--neighbourhood", default="on",
                     help="comma-separated: on (bp's default), off, or seconds")
     ap.add_argument("--close-gap-time", type=float, default=None)
+    ap.add_argument("--heuristic", type=float, default=None, metavar="S")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -81,7 +86,31 @@ def main(argv=None) -> int:
                   f"{r.lower_bound:.4f} | {r.sse:.4f} | {r.gap:.3f} | {r.nodes} | "
                   f"{r.open_nodes} | {r.seconds['neighbourhood']:.0f} | {dt:.0f} | "
                   f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
+            if args.heuristic:
+                print(heuristic_line(inst, args.k, args.heuristic, r), flush=True)
     return 0
+
+
+def heuristic_line(inst, k: int, seconds: float, r) -> str:
+    """bp's root bounds, and the heuristics alone on the block against bp's best."""
+    from mipagg import microaggregate
+    from mipagg.exact.neighbourhood import exact_neighbourhood_search
+
+    t0 = time.perf_counter()
+    p = microaggregate(inst, k, "portfolio", time_limit=seconds, seed=0).partition
+    t1 = time.perf_counter()
+    q = exact_neighbourhood_search(inst.X, p, k, seed=0, time_limit=seconds).partition
+    t2 = time.perf_counter()
+
+    def excess(sse):
+        return 100 * (sse - r.sse) / r.sse
+
+    return (f"  {inst.name} k={k}: root LP bound {r.root_lp_bound:.4f} "
+            f"({excess(r.root_lp_bound):+.3f} %), after cuts {r.root_cut_bound:.4f} "
+            f"({excess(r.root_cut_bound):+.3f} %); portfolio {p.sse():.4f} "
+            f"({excess(p.sse()):+.3f} %, {t1 - t0:.0f} s), + exact neighbourhood "
+            f"{q.sse():.4f} ({excess(q.sse()):+.3f} %, {t2 - t1:.0f} s); % relative to bp's "
+            f"SSE {r.sse:.4f} ({r.status})")
 
 
 if __name__ == "__main__":

@@ -80,16 +80,22 @@ def check_seed(seed, name: str = "seed"):
     return int(seed)
 
 
+# budgets of branch-and-price's phases, where 0 switches the phase off
+ZERO_IS_OFF = ("dive_time", "mip_time", "neighbourhood_time", "close_gap_time")
+
+
 def check_seconds(options: dict, prefix: str = "") -> None:
     """Every time option (``time_limit``, ``*_time``) must be a positive
-    number of seconds (``inf``: no limit)."""
+    number of seconds (``inf``: no limit), or 0 for those of :data:`ZERO_IS_OFF`."""
     for name, value in options.items():
         if value is None or not (name == "time_limit" or name.endswith("_time")):
             continue
+        zero = name in ZERO_IS_OFF
         if (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
                                                              np.floating))
-                or math.isnan(value) or value <= 0):
-            raise ParameterError(f"{prefix}{name} must be a positive number of seconds, "
+                or math.isnan(value) or value < 0 or (value == 0 and not zero)):
+            what = "a non-negative" if zero else "a positive"
+            raise ParameterError(f"{prefix}{name} must be {what} number of seconds, "
                                  f"got {value!r}")
 
 

@@ -6,7 +6,8 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
 
     python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
                            [--budget-primal S] [--budget-bound S] [--seed S] [--workers N]
-    python scripts/casc.py --polish S [--cells ...]
+                           [--bp-option KEY=VALUE ...] [--verbose]
+    python scripts/casc.py --polish S [--polish-groups G] [--polish-move-time S] [--cells ...]
     python scripts/casc.py --replay --cells census:3 [--budget-bound S]
     python scripts/casc.py --table-only
 
@@ -19,7 +20,9 @@ Per cell (data set × k):
    are used (a stage is started only while time is left; the record says so);
 2. bound: ``microaggregate(inst, k, "bp", time_limit=B, initial=best)`` when
    branch-and-price is registered, else ``"cg"`` (column generation); its
-   partition competes too, and is polished by local search;
+   partition competes too, and is polished by local search; ``--bp-option
+   KEY=VALUE`` passes further options of :func:`mipagg.exact.bp.branch_and_price`
+   (e.g. ``max_cut_rounds=40``), recorded with the stage and replayed by ``--replay``;
 3. the best partition is written to ``instances/solutions/{data}_k{K}.csv``
    (header ``group``, one label per input row; labels only, never data) only
    if it is better than the file already there;
@@ -33,8 +36,10 @@ Per cell (data set × k):
 ``--polish S`` replaces steps 1-2: the committed label file goes through
 merge-and-resplit search (S/3 seconds, :func:`mipagg.improve.merge_split_search`)
 and exact neighbourhood search (the rest,
-:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`), both with seed
-0; steps 3-5 follow.  The bound of the cell stays that of its earlier runs.
+:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`; sub-problems of
+``--polish-groups`` groups, default 8, each within ``--polish-move-time``
+seconds, default 30), both with seed 0; steps 3-5 follow.  The bound of the
+cell stays that of its earlier runs.
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (its recorded method and options, from the committed label file)
@@ -306,7 +311,7 @@ class Cell:
             self.best = (sse, np.asarray(partition.labels).copy(), index)
 
     def run(self, role: str, method: str, options: dict, *, seed=None, improve=None,
-            note: str = "", cli: bool = True):
+            note: str = "", cli: bool = True, verbose: bool = False):
         entry = {"stage": len(self.stages), "role": role, "method": method,
                  "options": jsonable(options), "seed": seed, "improve": improve}
         if note:
@@ -318,7 +323,7 @@ class Cell:
         t0 = time.perf_counter()
         try:
             res = mipagg.microaggregate(self.inst, self.k, method, seed=seed, improve=improve,
-                                        **options)
+                                        verbose=verbose, **options)
         except Exception as exc:  # one failing stage must not lose the cell
             entry.update(error=f"{type(exc).__name__}: {exc}",
                          wall_seconds=time.perf_counter() - t0)
@@ -334,11 +339,12 @@ class Cell:
         return res
 
     def polish(self, partition, source: int | None, step: str = "local", *, budget=None,
-               source_label: str | None = None):
+               source_label: str | None = None, exact_options: dict | None = None):
         """One post-processing step of a partition (Python only, recorded as a
         stage): ``local`` (:func:`mipagg.improve.improve_partition`), ``merge-split``
         (:func:`mipagg.improve.merge_split_search`) or ``exact``
-        (:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`), the last two
+        (:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`, with
+        ``exact_options`` such as ``groups`` and ``move_time``), the last two
         with seed 0 and ``budget`` seconds.  ``source``: the stage it starts from, or
         None for a label file described by ``source_label``."""
         from mipagg.exact.neighbourhood import exact_neighbourhood_search
@@ -346,8 +352,9 @@ class Cell:
 
         X, k = self.inst.X, self.k
         method, _, call = POLISH[step]
+        exact_options = dict(exact_options or {}) if step == "exact" else {}
         entry = {"stage": len(self.stages), "role": "polish", "method": method,
-                 "options": {} if budget is None else {"time_limit": budget},
+                 "options": ({} if budget is None else {"time_limit": budget}) | exact_options,
                  "seed": None if step == "local" else 0, "improve": step,
                  "source_stage": source, "command": None,
                  "note": f"{call} on the partition of "
@@ -361,7 +368,8 @@ class Cell:
             p = merge_split_search(X, partition, k, seed=0, time_limit=budget).partition
             extra = {}
         else:
-            r = exact_neighbourhood_search(X, partition, k, seed=0, time_limit=budget)
+            r = exact_neighbourhood_search(X, partition, k, seed=0, time_limit=budget,
+                                           **exact_options)
             p, extra = r.partition, r.summary()
         entry["wall_seconds"] = time.perf_counter() - t0
         entry["result"] = {"sse": float(p.sse()), "il": float(p.il()),
@@ -398,13 +406,17 @@ class Cell:
                         "the primal budget lasts",
                 "wall_seconds": time.perf_counter() - t0}
 
-    def bound(self, budget: float, initial, initial_from: str, workers: int = 1) -> dict:
+    def bound(self, budget: float, initial, initial_from: str, workers: int = 1,
+              extra: dict | None = None, verbose: bool = False) -> dict:
         method = "bp" if "bp" in METHODS else "cg"
         t0 = time.perf_counter()
         options = {"time_limit": budget, "initial": initial}
         if method == "bp" and workers > 1:
             options["workers"] = workers
-        res = self.run("bound", method, options, cli=False, note=f"initial = {initial_from}")
+        if method == "bp" and extra:
+            options.update(extra)
+        res = self.run("bound", method, options, cli=False, note=f"initial = {initial_from}",
+                       verbose=verbose)
         out = {"method": method, "wall_seconds": time.perf_counter() - t0,
                "initial_from": initial_from,
                "initial_sha256": None if initial is None else labels_sha(initial)}
@@ -458,7 +470,8 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     if committed is not None and (cell.best is None
                                   or committed[1]["sse"] < cell.best[0] * (1 - REL_TOL)):
         initial, initial_from = committed[0], f"the committed label file {rel(label_path)}"
-    bound = cell.bound(args.budget_bound, initial, initial_from, args.workers)
+    bound = cell.bound(args.budget_bound, initial, initial_from, args.workers, args.bp_options,
+                       args.verbose)
     if cell.best is None:
         raise SystemExit(f"casc: {data} k={k}: every stage failed; see the messages above")
 
@@ -501,7 +514,9 @@ def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: d
         "k": k,
         "parameters": {"budget_primal": args.budget_primal, "budget_bound": args.budget_bound,
                        "budget_polish": args.polish, "seed": args.seed, "quick": args.quick,
-                       "workers": args.workers},
+                       "polish_groups": args.polish_groups,
+                       "polish_move_time": args.polish_move_time,
+                       "workers": args.workers, "bp_options": args.bp_options},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
                  "sse": sse, "il": 100 * sse / check["independent"]["sst"],
@@ -538,7 +553,8 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     start = mipagg.Partition(committed[0], cell.inst.X)
     mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
                       source_label=origin)
-    cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)))
+    cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
+                exact_options={"groups": args.polish_groups, "move_time": args.polish_move_time})
     primal = {"method": "polish", "fallback": False, "from": rel(label_path),
               "from_sha256": sha, "from_il": committed[1]["il"],
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
@@ -853,9 +869,11 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "competes with the primal ones. Polishing runs (`--polish T`) start from the "
             "committed label file: merge-and-resplit search for T/3 seconds "
             "(`mipagg.improve.merge_split_search`, seed 0), then exact neighbourhood "
-            "search for the rest (`mipagg.exact.neighbourhood`: each group with its 7 "
-            "nearest groups re-partitioned optimally by branch-and-price, POPMUSIC order "
-            "with seed 0). A label file is replaced only by a strictly better partition."]
+            "search for the rest (`mipagg.exact.neighbourhood`: each group with its G − 1 "
+            "nearest groups re-partitioned optimally by branch-and-price within S seconds, "
+            "POPMUSIC order with seed 0; G = 8 and S = 30 unless `--polish-groups` and "
+            "`--polish-move-time` say otherwise, as the run's command and record show). "
+            "A label file is replaced only by a strictly better partition."]
     return out + [""]
 
 
@@ -873,6 +891,39 @@ def build_table(data_dir: Path | None, solutions: Path, runs_dir: Path, out: Pat
 
 
 # ----------------------------------------------------------------------------------------
+
+def parse_bp_options(items: list[str]) -> dict:
+    """``--bp-option KEY=VALUE`` items as a dict of branch-and-price options,
+    each value read as JSON when it parses (``40``, ``0.0``, ``true``) and as a
+    string otherwise (``on``).  ValueError for a key that
+    :class:`~mipagg.exact.settings.BPSettings` does not know or that the script
+    sets itself, and for a value it refuses.
+
+    >>> parse_bp_options(["max_cut_rounds=40", "tail_off=0", "aggregation=on"])
+    {'max_cut_rounds': 40, 'tail_off': 0, 'aggregation': 'on'}
+    """
+    import dataclasses
+
+    from mipagg.exact.settings import BPSettings
+
+    known = {f.name for f in dataclasses.fields(BPSettings)} - {"time_limit", "workers",
+                                                                 "scheduler"}
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or key not in known:
+            raise ValueError(f"--bp-option {item!r}: expected KEY=VALUE with KEY one of "
+                             f"{', '.join(sorted(known))}")
+        try:
+            out[key] = json.loads(text)
+        except ValueError:
+            out[key] = text
+    try:
+        BPSettings.from_dict(out)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--bp-option: {exc}") from None
+    return out
+
 
 def parse_cells(text: str | None) -> list[tuple[str, int]]:
     if not text:
@@ -909,10 +960,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the primal stage (default 0)")
     ap.add_argument("--workers", type=int, default=1, metavar="N",
                     help="bound stage: bp's tree on N processes (default 1)")
+    ap.add_argument("--bp-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="bound stage: a further option of branch_and_price, e.g. "
+                         "max_cut_rounds=40 or tail_off=0 (repeatable; recorded)")
+    ap.add_argument("--verbose", action="store_true",
+                    help="bound stage: the method's progress lines on stderr")
     ap.add_argument("--polish", type=float, metavar="SECONDS",
                     help="instead of the primal and bound stages: polish the committed label "
                          "file (merge-and-resplit search, then exact neighbourhood search) "
                          "for this many seconds per cell")
+    ap.add_argument("--polish-groups", type=int, default=8, metavar="G",
+                    help="--polish: groups per sub-problem of the exact neighbourhood search "
+                         "(each group with its G - 1 nearest; default 8)")
+    ap.add_argument("--polish-move-time", type=float, default=30.0, metavar="SECONDS",
+                    help="--polish: time limit of each sub-problem (default 30)")
     ap.add_argument("--replay", action="store_true",
                     help="instead of the stages: rerun the bound stage behind each cell's "
                          "certified bound with its recorded options, from the committed "
@@ -925,6 +986,11 @@ def main(argv=None) -> int:
     ap.add_argument("--solutions", type=Path, default=SOLUTIONS,
                     help="directory of the label files (default: instances/solutions)")
     args = ap.parse_args(argv)
+    try:                                 # a bad option fails before any stage runs
+        args.bp_options = parse_bp_options(args.bp_option)
+    except ValueError as exc:
+        print(f"casc: {exc}", file=sys.stderr)
+        return 2
     args.replay_budget = QUICK_BUDGETS[1] if args.quick else args.budget_bound
     budgets = QUICK_BUDGETS if args.quick else FULL_BUDGETS
     args.budget_primal = budgets[0] if args.budget_primal is None else args.budget_primal
@@ -944,6 +1010,10 @@ def main(argv=None) -> int:
                                        "bp": "bp" in METHODS}}
         if args.polish is not None and not args.polish > 0:
             print("casc: --polish needs a positive number of seconds", file=sys.stderr)
+            return 2
+        if args.polish_groups < 2 or not args.polish_move_time > 0:
+            print("casc: --polish-groups needs at least 2 groups and --polish-move-time a "
+                  "positive number of seconds", file=sys.stderr)
             return 2
         if args.replay:
             ok = [replay_cell(data, k, data_dir / f"{data}.csv", args, meta, args.solutions,

@@ -300,7 +300,7 @@ def test_read_only_install_without_home_runs(tmp_path):
                "PYTHONPATH": str(site)}
         for args in (["--version"], ["run", "t.csv", "-k", "2", "--json"]):
             res = subprocess.run([*prefix, sys.executable, "-m", "mipagg.cli", *args],
-                                 cwd=base, env=env, capture_output=True, text=True, timeout=300)
+                                 cwd=base, env=env, capture_output=True, text=True, timeout=600)
             assert res.returncode == 0, res.stderr[-2000:]
         assert json.loads(res.stdout)["groups"] == 2
         assert not list(site.rglob("__pycache__"))
@@ -345,6 +345,23 @@ def test_api_validates_seed_and_time_limit():
         microaggregate(X, 3, "cg", time_limit="5")
     with pytest.raises(ParameterError, match="improve_options time_limit"):
         microaggregate(X, 3, "mdav", improve="exact", improve_options={"time_limit": -1})
+
+
+def test_api_phase_budgets_of_bp_take_zero_as_off():
+    """bp documents 0 as "off" for its phase budgets; the API passes 0 on
+    (and still refuses negative or zero time limits)."""
+    import numpy as np
+
+    from mipagg import ParameterError, microaggregate
+
+    X = np.arange(24.0).reshape(12, 2)
+    r = microaggregate(X, 3, "bp", dive_time=0, mip_time=0, neighbourhood_time=0,
+                       close_gap_time=0, time_limit=30)
+    assert r.details["status"] == "optimal" and r.details["dive_steps"] == 0
+    with pytest.raises(ParameterError, match="dive_time must be a non-negative number"):
+        microaggregate(X, 3, "bp", dive_time=-1)
+    with pytest.raises(ParameterError, match="time_limit must be a positive number"):
+        microaggregate(X, 3, "bp", time_limit=0)
 
 
 def test_dataframe_column_names_in_messages():

@@ -125,7 +125,8 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     before = _il(data_path, _read_labels(label), 3)
     runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
-                           "--polish", "4", "--cells", "census:3", "--out", str(out),
+                           "--polish", "4", "--polish-groups", "6", "--polish-move-time", "5",
+                           "--cells", "census:3", "--out", str(out),
                            "--solutions", str(sol)], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -135,6 +136,9 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     run = record["runs"][-1]
     assert len(record["runs"]) == runs_before + 1 and run["primal"]["method"] == "polish"
     assert [st["method"] for st in run["stages"]] == ["merge-split search", "improve exact"]
+    assert run["stages"][1]["options"]["groups"] == 6
+    assert run["stages"][1]["options"]["move_time"] == 5
+    assert run["parameters"]["polish_groups"] == 6
     assert run["stages"][0]["result"]["sse_before_improve"] == pytest.approx(
         run["primal"]["from_il"] * run["label_file"]["independent"]["sst"] / 100)
     sha = hashlib.sha256((sol / "census_k3.csv").read_bytes()).hexdigest()
@@ -190,3 +194,35 @@ def test_casc_replay_exits_1_when_a_recorded_proof_is_not_reproduced(tmp_path):
     proc, after, _ = _replay(tmp_path, claim_a_proof)
     assert proc.returncode == 1
     assert after["replays"][0]["verdict"] == "proof NOT reproduced"
+
+
+def test_casc_bp_options_reach_the_bound_stage_and_its_record(tmp_path):
+    """``--bp-option KEY=VALUE`` goes to branch_and_price and into the record
+    (stage options and run parameters), so that ``--replay`` reruns it."""
+    _, _, out, sol = _census_k3_copy(tmp_path)
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                           "--cells", "census:3", "--budget-primal", "2", "--budget-bound", "8",
+                           "--bp-option", "max_cut_rounds=0", "--bp-option", "aggregation=on",
+                           "--out", str(out), "--solutions", str(sol)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"][-1]
+    assert run["parameters"]["bp_options"] == {"max_cut_rounds": 0, "aggregation": "on"}
+    stage = run["stages"][run["bound"]["stage"]]
+    assert stage["method"] == "bp"
+    assert stage["options"]["max_cut_rounds"] == 0 and stage["options"]["aggregation"] == "on"
+    # both took effect: no cut round, and the aggregated phase ran (off by default at k = 3)
+    assert stage["result"]["cut_rounds"] == 0
+    assert stage["result"]["aggregation"]["iterations"] >= 1
+
+
+@pytest.mark.parametrize("option, message", [("foo=1", "expected KEY=VALUE"),
+                                             ("time_limit=5", "expected KEY=VALUE"),
+                                             ("aggregation=maybe", "aggregation must be one of")])
+def test_casc_refuses_a_bad_bp_option_before_any_stage(tmp_path, option, message):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(tmp_path),
+                           "--cells", "census:3", "--bp-option", option, "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not out.exists()

@@ -52,7 +52,6 @@ from ..partition import Partition
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import nodecuts
-from .aggregation import AggregationResult, aggregated_root
 from .bounds import gap, neighbour_bound
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .fixing import PairFixing
@@ -73,7 +72,6 @@ from .rules import (
     pair_weights,
 )
 from .settings import (
-    AGGREGATION_MIN_K,
     PRESOLVE_MIN_N,
     BPSettings,
     StopCriterion,
@@ -374,7 +372,6 @@ class BranchAndPrice(ColumnGeneration):
         self.node_cuts, self.pool_at_mip = 0, 0
         self.workers_used = 1           # tasks in flight in a parallel tree
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
-        self.aggregated: AggregationResult | None = None   # the root's aggregated phase
         self.proven = False             # root gap closing proved the incumbent in the tree
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
 
@@ -493,21 +490,12 @@ class BranchAndPrice(ColumnGeneration):
         certified bound before cuts is ``root_lp_bound``."""
         t0 = time.perf_counter()
         start = neighbour_bound(self.D, self.k, self.ctx.edge_sums)
-        if self.aggregation_on():
-            agg = aggregated_root(self.master, self.ctx, self.rounder.best.groups(), self.loop,
-                                  deadline=self.stop.deadline, progress=self.progress)
-            self.aggregated, self.seconds["aggregation"] = agg, agg.seconds
-            if agg.bound is not None:
-                start = max(start, agg.bound)
+        agg_bound = self.aggregated_phase()
+        if agg_bound is not None:
+            start = max(start, agg_bound)
         self.root, self.root_bound = self.run_node(self.ctx.none, start, 0)
         self.root_lp_bound = self.root_bound
         self.seconds["root"] = time.perf_counter() - t0
-
-    def aggregation_on(self) -> bool:
-        """Whether the root starts with the aggregated phase (``aggregation``;
-        "auto": from ``AGGREGATION_MIN_K``)."""
-        mode = self.settings.aggregation
-        return mode == "on" or (mode == "auto" and self.k >= AGGREGATION_MIN_K)
 
     def cut_rounds(self) -> None:
         """Rounds of cuts, each followed by column generation, until none is

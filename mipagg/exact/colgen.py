@@ -32,6 +32,7 @@ from ..errors import ParameterError
 from ..partition import Partition
 from ..status import Status, StatusResult, summary_fields
 from ..validation import as_rows, check_k
+from .aggregation import AggregationResult, aggregated_root
 from .bounds import gap, neighbour_bound
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, squared_distances
@@ -45,6 +46,7 @@ from .settings import (
     WENTGES_MIN_K,
     CGSettings,
     StopCriterion,
+    aggregation_on,
     auto_max_columns,
     merge_settings,
     resolve_lp_algorithm,
@@ -116,6 +118,7 @@ class ColumnGenerationResult(StatusResult):
                                       # "time_limit" | "skipped" | "disabled" | HiGHS status
     threads: int = 1
     lp_algorithm: str = "primal"
+    aggregation: dict | None = None  # the root's aggregated phase (mipagg.exact.aggregation)
 
     def __post_init__(self):
         self.status = Status(self.status)
@@ -138,7 +141,8 @@ class ColumnGenerationResult(StatusResult):
         out.update(summary_fields(self, ("sse_mdav", "sse_vmdav", "sse_msth", "sse_srh")))
         out.update(self.gaps())
         out.update(summary_fields(self, ("pricing", "stabilization", "gap_closing",
-                                         "integral_master", "threads", "lp_algorithm")))
+                                         "integral_master", "threads", "lp_algorithm",
+                                         "aggregation")))
         out.update({f"time_{k}": v for k, v in self.seconds.items()})
         out.update(success=self.success, message=self.message)
         return out
@@ -258,7 +262,8 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
                       initial=None, max_columns="auto", gamma=0.2, exact_rule="measured",
                       close_gap=True, close_gap_max_columns=100_000, threads=None,
                       rounding="adaptive", lp_algorithm="auto", warm_start=None,
-                      settings=None, verbose=False) -> ColumnGenerationResult:
+                      aggregation="auto", settings=None,
+                      verbose=False) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
     (MicroaggregationHeuristicMP) plus a certified Lagrangian stop and an
     optional exact gap-closing step.
@@ -325,6 +330,11 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
     warm_start : None (default) or "neighbours": also seed the master with
         every record and its η − 1 nearest neighbours for η = k..2k−1
         (:func:`neighbour_columns`, n·k columns).
+    aggregation : before the root's column generation, the aggregated phase
+        of :mod:`mipagg.exact.aggregation` from the best initial partition's
+        groups ("on"; needs exact pricing), not ("off"), or "auto": "on" from
+        ``AGGREGATION_MIN_K`` = 10 unless ``pricing`` is "heuristic"
+        (docs/bench/aggregation.md).
     settings : a :class:`~mipagg.exact.settings.CGSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
@@ -347,7 +357,7 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         stabilization=stabilization, alpha=alpha, lagrangian=lagrangian, gap_tol=gap_tol,
         max_columns=max_columns, gamma=gamma, exact_rule=exact_rule, close_gap=close_gap,
         close_gap_max_columns=close_gap_max_columns, threads=threads, rounding=rounding,
-        lp_algorithm=lp_algorithm, warm_start=warm_start))
+        lp_algorithm=lp_algorithm, warm_start=warm_start, aggregation=aggregation))
     return ColumnGeneration(X, k, settings, initial=initial, verbose=verbose).run()
 
 
@@ -384,6 +394,7 @@ class ColumnGeneration:
         self.progress = Progress(self.name, enabled=verbose)
         self.iterations = 0
         self.seconds: dict = {}
+        self.aggregated: AggregationResult | None = None   # the root's aggregated phase
         self.start(initial)
 
     # ------------------------------------------------------------ phases
@@ -418,10 +429,29 @@ class ColumnGeneration:
                           best_sse=self.rounder.best_sse, progress=progress,
                           start_iteration=start_iteration)
 
+    def aggregation_on(self) -> bool:
+        """Whether the root starts with the aggregated phase (``aggregation``;
+        "auto": from ``AGGREGATION_MIN_K``, with exact pricing)."""
+        return aggregation_on(self.settings.aggregation, self.k,
+                              getattr(self.settings, "pricing", "auto"))
+
+    def aggregated_phase(self) -> float | None:
+        """The aggregated phase (:func:`~mipagg.exact.aggregation.aggregated_root`,
+        from the incumbent's groups) when it is on; its columns go to the
+        master.  Returns its certified bound, or None."""
+        if not self.aggregation_on():
+            return None
+        agg = aggregated_root(self.master, self.ctx, self.rounder.best.groups(), self.loop,
+                              deadline=self.stop.deadline, progress=self.progress)
+        self.aggregated, self.seconds["aggregation"] = agg, agg.seconds
+        return agg.bound
+
     def root_column_generation(self) -> None:
-        """Column generation at the root to convergence or a limit; sets
-        ``root`` (the node result), ``status``, ``lower_bound`` and
-        ``bound_source`` (the neighbour bound when pricing certified nothing)."""
+        """Column generation at the root to convergence or a limit, after the
+        aggregated phase when it is on; sets ``root`` (the node result),
+        ``status``, ``lower_bound`` and ``bound_source`` (the neighbour bound
+        when pricing certified nothing)."""
+        agg_bound = self.aggregated_phase()
         res = self.solve(self.ctx.none, progress=self.progress)
         self.iterations += res.iterations
         self.root = res
@@ -435,6 +465,8 @@ class ColumnGeneration:
             # nothing certified by pricing yet: the pricing-free bound of last resort
             self.lower_bound = neighbour_bound(self.D, self.k, self.ctx.edge_sums)
             self.bound_source = "neighbour"
+        if agg_bound is not None and (self.lower_bound is None or agg_bound > self.lower_bound):
+            self.lower_bound, self.bound_source = agg_bound, "lagrangian"
 
     def close_root_gap(self) -> None:
         """Beyond the seed: close the remaining gap by enumerating every cluster
@@ -481,11 +513,12 @@ class ColumnGeneration:
             columns=list(self.master.columns), sse_mdav=self.p_mdav.sse(),
             sse_vmdav=self.p_vmdav.sse(), sse_srh=rounder.sse_srh, sse_msth=rounder.sse_msth,
             log=res.log,
-            seconds={**res.seconds, "close_gap": self.seconds["close_gap"], "total": total,
+            seconds={**res.seconds, **self.seconds, "total": total,
                      "overrun": self.stop.overrun(total)},
             gap_closing=self.gap_closing, integral_master=rounder.integral,
             pricing=self.settings.pricing, stabilization=self.loop.stabilization,
-            threads=self.ctx.threads, lp_algorithm=self.algorithm)
+            threads=self.ctx.threads, lp_algorithm=self.algorithm,
+            aggregation=None if self.aggregated is None else self.aggregated.as_dict())
 
     def run(self) -> ColumnGenerationResult:
         self.root_column_generation()

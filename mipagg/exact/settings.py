@@ -39,7 +39,8 @@ from ..errors import ParameterError
 
 __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "PRICING_MODES",
            "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
-           "LP_ALGORITHM_CHOICES", "auto_max_columns", "resolve_lp_algorithm", "merge_settings"]
+           "LP_ALGORITHM_CHOICES", "aggregation_on", "auto_max_columns", "resolve_lp_algorithm",
+           "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
 STABILIZATIONS = (None, "wentges", "neame", "auto")
@@ -121,6 +122,18 @@ class _Loadable:
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
+
+
+def _check_aggregation(mode) -> None:
+    if mode not in AGGREGATIONS:
+        raise ParameterError(f"aggregation must be one of {AGGREGATIONS}, got {mode!r}")
+
+
+def aggregation_on(mode: str, k: int, pricing: str = "auto") -> bool:
+    """Whether the root starts with the aggregated phase: ``mode`` "on", or
+    "auto" from ``AGGREGATION_MIN_K`` with exact pricing available."""
+    return mode == "on" or (mode == "auto" and k >= AGGREGATION_MIN_K
+                            and pricing != "heuristic")
 
 
 def _positive_int(name, value, allow=()):
@@ -221,6 +234,7 @@ class CGSettings(_Loadable):
     rounding: str = "adaptive"
     lp_algorithm: str = "auto"
     warm_start: str | None = None
+    aggregation: str = "auto"
 
     def __post_init__(self):
         if self.pricing not in PRICING_MODES:
@@ -240,6 +254,10 @@ class CGSettings(_Loadable):
         if self.warm_start not in (None, "neighbours"):
             raise ParameterError(f"warm_start must be None or 'neighbours', "
                                  f"got {self.warm_start!r}")
+        _check_aggregation(self.aggregation)
+        if self.aggregation == "on" and self.pricing == "heuristic":
+            raise ParameterError('aggregation="on" needs exact pricing (pricing="heuristic" '
+                                 'certifies nothing)')
 
     def loop(self, n: int, k: int) -> LoopSettings:
         """The loop's options for n records and minimum size k."""
@@ -308,14 +326,16 @@ class BPSettings(_Loadable):
         if self.max_cut_rounds < 0 or (self.cuts_per_round is not None
                                        and self.cuts_per_round < 1):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
+        for name in ("tail_off", "min_violation"):
+            v = getattr(self, name)
+            if isinstance(v, (str, bool)) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ParameterError(f"{name} must be a number >= 0, got {v!r}")
         for name in ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time"):
             _seconds(name, getattr(self, name), zero=True)
         if self.close_gap_mip not in CLOSE_GAP_MIPS:
             raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
                                  f"got {self.close_gap_mip!r}")
-        if self.aggregation not in AGGREGATIONS:
-            raise ParameterError(f"aggregation must be one of {AGGREGATIONS}, "
-                                 f"got {self.aggregation!r}")
+        _check_aggregation(self.aggregation)
         mn = self.mip_nodes
         if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")

@@ -127,3 +127,41 @@ def test_aggregation_option_resolution_and_errors():
         BPSettings(aggregation="dca")
     with pytest.raises(ValueError, match="cover"):
         labels_of([[0, 1]], 3)
+
+
+@pytest.mark.parametrize("n,k,seed", [(60, 3, 5), (80, 5, 6)])
+def test_cg_with_aggregation_reaches_the_same_master_lp(n, k, seed):
+    """``cg`` with the phase converges to the LP value of plain ``cg``, and
+    the phase is reported (None when off)."""
+    X = np.random.default_rng(seed).lognormal(size=(n, 4))
+    off = column_generation(X, k, close_gap=False, aggregation="off")
+    on = column_generation(X, k, close_gap=False, aggregation="on")
+    assert off.aggregation is None and "aggregation" not in off.seconds
+    assert on.aggregation is not None and on.aggregation["iterations"] >= 1
+    assert on.seconds["aggregation"] >= 0
+    assert str(on.status) in ("converged", "optimal") and on.bound_source in ("lp", "enumeration")
+    assert on.lower_bound == pytest.approx(off.lower_bound, rel=1e-7)
+    assert on.summary()["aggregation"]["reason"] in ("converged", "size_limit")
+
+
+@given(tiny_instances(min_n=6, max_n=10, max_k=3))
+@settings(max_examples=20, deadline=None)
+def test_cg_with_aggregation_bound_stays_below_the_brute_force_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = column_generation(X, k, aggregation="on", close_gap=False)
+    assert r.lower_bound is not None and r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+
+
+def test_cg_aggregation_option_resolution_and_errors():
+    from mipagg.exact.colgen import ColumnGeneration
+    from mipagg.exact.settings import CGSettings
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    assert ColumnGeneration(X, 10, CGSettings(time_limit=5)).aggregation_on()
+    assert not ColumnGeneration(X, 5, CGSettings(time_limit=5)).aggregation_on()
+    assert not ColumnGeneration(X, 10, CGSettings(pricing="heuristic")).aggregation_on()
+    with pytest.raises(ParameterError, match="exact pricing"):
+        CGSettings(aggregation="on", pricing="heuristic")
+    with pytest.raises(ParameterError, match="aggregation must be one of"):
+        column_generation(X, 3, aggregation="yes")

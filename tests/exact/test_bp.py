@@ -249,5 +249,8 @@ def test_parameters_are_checked():
         branch_and_price(X, 2, node_limit=0)
     with pytest.raises(ParameterError):
         branch_and_price(X, 2, time_limit=-1)
+    for bad in ({"tail_off": "x"}, {"tail_off": -0.1}, {"min_violation": None}):
+        with pytest.raises(ParameterError, match="must be a number >= 0"):
+            branch_and_price(X, 2, **bad)
     with pytest.raises((ParameterError, DataError)):
         branch_and_price(X, 7)
