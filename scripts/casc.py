@@ -693,6 +693,8 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
         run, st = producer
         row["method"] = stage_label(st, run["stages"])
         row["primal_seconds"] = run["primal"]["wall_seconds"]
+        if st["role"] == "bound":    # found by the bound stage: the run up to its end
+            row["primal_seconds"] += st["wall_seconds"]
         row["found_by"] = st["role"]
         row["partition_run_started"] = run["started"]
         row["partition_command"] = run["command"]
@@ -783,7 +785,8 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
             f"{'yes' if r['beats_published'] else 'no'} | {primal_s} | {bound_s} | {status} |")
     done = [r for r in rows if "il" in r]
     lines += ["", "Times are wall-clock seconds of the run that found the partition (primal "
-              "stage; for a partition polished by `--polish`, of the polishing run, which "
+              "stage; for a partition found by the bound stage, both stages; for a partition "
+              "polished by `--polish`, of the polishing run, which "
               "starts from the label file of an earlier run) and of the run that found the "
               "bound (bound stage); the machine, load and every stage are in the records.",
               ""]

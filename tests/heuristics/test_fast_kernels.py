@@ -218,12 +218,14 @@ def test_group_of_s_and_next_equals_the_serial_queries(data, k, good_guess):
         assert far2 == far and np.array_equal(near2, near)
 
 
-@pytest.mark.parametrize("late", [0, 1, 2])
+@pytest.mark.parametrize("late", [0, 1, 2, 3])
 def test_group_of_s_and_next_with_the_guess_on_time_or_late(late):
     """On SimU, a guess at the exact next centroid is confirmed when thread 0
-    publishes it in time (0), also with its frontier published only once
-    thread 1 has found r (2: thread 1 waits for it); published after thread 1
-    has decided (1), it is not used, even though it is right."""
+    publishes it in time (3: thread 1 waits for it), also with its frontier
+    published only once thread 1 has found r (2: thread 1 waits for it);
+    published after thread 1 has decided (1), it is not used, even though it
+    is right.  Without waits (0) the threads race, and a loaded machine can
+    make thread 0 late: the step is right either way."""
     X = np.ascontiguousarray(simu(2000, 10, seed=3).X)
     T, C, alive = _state(X, [], 32)
     s = ix.tree_farthest(T, X, alive, X[0])
@@ -232,7 +234,8 @@ def test_group_of_s_and_next_with_the_guess_on_time_or_late(late):
     ok, r2, far2, near2 = tc.group_of_s_and_next(T, C, X, alive, s, 3, 2000, out, 0, centroid,
                                                  late)
     assert np.array_equal(out, group) and r2 == r
-    assert ok == (late != 1)
+    if late != 0:
+        assert ok == (late != 1)
     if ok:
         assert far2 == far and np.array_equal(near2, near)
 
