@@ -11,6 +11,7 @@ import numpy as np
 
 from . import __version__
 from .errors import ParameterError
+from .exact.settings import PHASE_BUDGETS
 from .instance import Instance, from_array
 from .methods import get_method, user_options
 from .partition import Partition
@@ -80,17 +81,14 @@ def check_seed(seed, name: str = "seed"):
     return int(seed)
 
 
-# budgets of branch-and-price's phases, where 0 switches the phase off
-ZERO_IS_OFF = ("dive_time", "mip_time", "neighbourhood_time", "close_gap_time")
-
-
 def check_seconds(options: dict, prefix: str = "") -> None:
     """Every time option (``time_limit``, ``*_time``) must be a positive
-    number of seconds (``inf``: no limit), or 0 for those of :data:`ZERO_IS_OFF`."""
+    number of seconds (``inf``: no limit), or 0 for bp's phase budgets
+    (:data:`mipagg.exact.settings.PHASE_BUDGETS`, where 0 switches a phase off)."""
     for name, value in options.items():
         if value is None or not (name == "time_limit" or name.endswith("_time")):
             continue
-        zero = name in ZERO_IS_OFF
+        zero = name in PHASE_BUDGETS
         if (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
                                                              np.floating))
                 or math.isnan(value) or value < 0 or (value == 0 and not zero)):

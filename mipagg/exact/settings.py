@@ -39,8 +39,8 @@ from ..errors import ParameterError
 
 __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "PRICING_MODES",
            "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
-           "LP_ALGORITHM_CHOICES", "aggregation_on", "auto_max_columns", "resolve_lp_algorithm",
-           "merge_settings"]
+           "LP_ALGORITHM_CHOICES", "PHASE_BUDGETS", "aggregation_on", "auto_max_columns",
+           "resolve_lp_algorithm", "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
 STABILIZATIONS = (None, "wentges", "neame", "auto")
@@ -57,6 +57,8 @@ PRESOLVE_MIN_N = 100
 # the aggregated phase before the root's column generation (mipagg.exact.aggregation):
 # "auto" = on from AGGREGATION_MIN_K (docs/bench/aggregation.md)
 AGGREGATIONS = ("auto", "on", "off")
+# bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
+PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time")
 AGGREGATION_MIN_K = 10
 
 
@@ -330,7 +332,7 @@ class BPSettings(_Loadable):
             v = getattr(self, name)
             if isinstance(v, (str, bool)) or not isinstance(v, (int, float)) or not v >= 0:
                 raise ParameterError(f"{name} must be a number >= 0, got {v!r}")
-        for name in ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time"):
+        for name in PHASE_BUDGETS:
             _seconds(name, getattr(self, name), zero=True)
         if self.close_gap_mip not in CLOSE_GAP_MIPS:
             raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
