@@ -7,7 +7,8 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
     python scripts/casc.py [DATA_DIR] [--quick] [--cells census:3,tarragona:5]
                            [--budget-primal S] [--budget-bound S] [--seed S] [--workers N]
                            [--bp-option KEY=VALUE ...] [--verbose]
-    python scripts/casc.py --polish S [--polish-groups G] [--polish-move-time S] [--cells ...]
+    python scripts/casc.py --polish S [--polish-groups G] [--polish-move-time S]
+                           [--polish-seed N] [--cells ...]
     python scripts/casc.py --replay --cells census:3 [--budget-bound S]
     python scripts/casc.py --table-only
 
@@ -38,7 +39,8 @@ merge-and-resplit search (S/3 seconds, :func:`mipagg.improve.merge_split_search`
 and exact neighbourhood search (the rest,
 :func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`; sub-problems of
 ``--polish-groups`` groups, default 8, each within ``--polish-move-time``
-seconds, default 30), both with seed 0; steps 3-5 follow.  The bound of the
+seconds, default 30), both with seed ``--polish-seed`` (default 0: a new seed
+visits the groups in another order); steps 3-5 follow.  The bound of the
 cell stays that of its earlier runs.
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
@@ -339,13 +341,14 @@ class Cell:
         return res
 
     def polish(self, partition, source: int | None, step: str = "local", *, budget=None,
-               source_label: str | None = None, exact_options: dict | None = None):
+               source_label: str | None = None, exact_options: dict | None = None,
+               seed: int = 0):
         """One post-processing step of a partition (Python only, recorded as a
         stage): ``local`` (:func:`mipagg.improve.improve_partition`), ``merge-split``
         (:func:`mipagg.improve.merge_split_search`) or ``exact``
         (:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`, with
         ``exact_options`` such as ``groups`` and ``move_time``), the last two
-        with seed 0 and ``budget`` seconds.  ``source``: the stage it starts from, or
+        with ``seed`` and ``budget`` seconds.  ``source``: the stage it starts from, or
         None for a label file described by ``source_label``."""
         from mipagg.exact.neighbourhood import exact_neighbourhood_search
         from mipagg.improve import improve_partition, merge_split_search
@@ -355,7 +358,7 @@ class Cell:
         exact_options = dict(exact_options or {}) if step == "exact" else {}
         entry = {"stage": len(self.stages), "role": "polish", "method": method,
                  "options": ({} if budget is None else {"time_limit": budget}) | exact_options,
-                 "seed": None if step == "local" else 0, "improve": step,
+                 "seed": None if step == "local" else seed, "improve": step,
                  "source_stage": source, "command": None,
                  "note": f"{call} on the partition of "
                          f"{source_label or f'stage {source}'} (Python only)"}
@@ -365,10 +368,10 @@ class Cell:
         if step == "local":
             p, extra = improve_partition(X, partition, k, how="local"), {}
         elif step == "merge-split":
-            p = merge_split_search(X, partition, k, seed=0, time_limit=budget).partition
+            p = merge_split_search(X, partition, k, seed=seed, time_limit=budget).partition
             extra = {}
         else:
-            r = exact_neighbourhood_search(X, partition, k, seed=0, time_limit=budget,
+            r = exact_neighbourhood_search(X, partition, k, seed=seed, time_limit=budget,
                                            **exact_options)
             p, extra = r.partition, r.summary()
         entry["wall_seconds"] = time.perf_counter() - t0
@@ -516,6 +519,7 @@ def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: d
                        "budget_polish": args.polish, "seed": args.seed, "quick": args.quick,
                        "polish_groups": args.polish_groups,
                        "polish_move_time": args.polish_move_time,
+                       "polish_seed": args.polish_seed,
                        "workers": args.workers, "bp_options": args.bp_options},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
@@ -552,9 +556,10 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     t0 = time.perf_counter()
     start = mipagg.Partition(committed[0], cell.inst.X)
     mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
-                      source_label=origin)
+                      source_label=origin, seed=args.polish_seed)
     cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
-                exact_options={"groups": args.polish_groups, "move_time": args.polish_move_time})
+                exact_options={"groups": args.polish_groups, "move_time": args.polish_move_time},
+                seed=args.polish_seed)
     primal = {"method": "polish", "fallback": False, "from": rel(label_path),
               "from_sha256": sha, "from_il": committed[1]["il"],
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
@@ -871,10 +876,11 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "(`bound.method`); the partition of the bound stage, polished by local search, "
             "competes with the primal ones. Polishing runs (`--polish T`) start from the "
             "committed label file: merge-and-resplit search for T/3 seconds "
-            "(`mipagg.improve.merge_split_search`, seed 0), then exact neighbourhood "
+            "(`mipagg.improve.merge_split_search`, seed 0 unless `--polish-seed` says "
+            "otherwise), then exact neighbourhood "
             "search for the rest (`mipagg.exact.neighbourhood`: each group with its G − 1 "
             "nearest groups re-partitioned optimally by branch-and-price within S seconds, "
-            "POPMUSIC order with seed 0; G = 8 and S = 30 unless `--polish-groups` and "
+            "POPMUSIC order with the same seed; G = 8 and S = 30 unless `--polish-groups` and "
             "`--polish-move-time` say otherwise, as the run's command and record show). "
             "A label file is replaced only by a strictly better partition."]
     return out + [""]
@@ -977,6 +983,9 @@ def main(argv=None) -> int:
                          "(each group with its G - 1 nearest; default 8)")
     ap.add_argument("--polish-move-time", type=float, default=30.0, metavar="SECONDS",
                     help="--polish: time limit of each sub-problem (default 30)")
+    ap.add_argument("--polish-seed", type=int, default=0, metavar="N",
+                    help="--polish: seed of both searches (the order in which groups are "
+                         "visited; default 0)")
     ap.add_argument("--replay", action="store_true",
                     help="instead of the stages: rerun the bound stage behind each cell's "
                          "certified bound with its recorded options, from the committed "

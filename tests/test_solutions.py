@@ -126,6 +126,7 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
                            "--polish", "4", "--polish-groups", "6", "--polish-move-time", "5",
+                           "--polish-seed", "3",
                            "--cells", "census:3", "--out", str(out),
                            "--solutions", str(sol)], capture_output=True, text=True,
                           timeout=600)
@@ -138,7 +139,8 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     assert [st["method"] for st in run["stages"]] == ["merge-split search", "improve exact"]
     assert run["stages"][1]["options"]["groups"] == 6
     assert run["stages"][1]["options"]["move_time"] == 5
-    assert run["parameters"]["polish_groups"] == 6
+    assert run["parameters"]["polish_groups"] == 6 and run["parameters"]["polish_seed"] == 3
+    assert [st["seed"] for st in run["stages"]] == [3, 3]
     assert run["stages"][0]["result"]["sse_before_improve"] == pytest.approx(
         run["primal"]["from_il"] * run["label_file"]["independent"]["sst"] / 100)
     sha = hashlib.sha256((sol / "census_k3.csv").read_bytes()).hexdigest()
