@@ -125,16 +125,16 @@ def test_root_gap_closing_again_in_the_tree_proves_the_incumbent(census, workers
 
 
 def test_neighbourhood_phase_lowers_the_incumbent_without_a_clock(census, monkeypatch):
-    """From NEIGHBOURHOOD_MIN_N records (here lowered to 250: the default is
+    """From NEIGHBOURHOOD_MIN_N records (here lowered to 150: the default is
     larger than Census) the incumbent gets exact neighbourhood search after
     the dive (to convergence without a time limit, so two runs agree); the
     lower incumbent lets the cut rounds go on (their tail-off is relative to
     the gap), so the root bound can only rise."""
     import mipagg.exact.bp as bp_module
 
-    NEIGHBOURHOOD_MIN_N = 250
+    NEIGHBOURHOOD_MIN_N = 150
     monkeypatch.setattr(bp_module, "NEIGHBOURHOOD_MIN_N", NEIGHBOURHOOD_MIN_N)
-    s = subset(census, NEIGHBOURHOOD_MIN_N, "random", 0)
+    s = subset(census, NEIGHBOURHOOD_MIN_N, "random", 1)
     base = dict(node_limit=1, close_gap=False, mip_time=0, dive_time=0, threads=1)
     off = branch_and_price(s.X, 3, neighbourhood_time=0, **base)
     on = branch_and_price(s.X, 3, **base)
