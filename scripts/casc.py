@@ -644,6 +644,18 @@ def find_producer(runs: list[dict], sha: str):
                  if st.get("labels_sha256") == sha), None)
 
 
+def lineage(runs: list[dict], run: dict) -> list[dict]:
+    """The runs behind a partition, oldest first: a polishing run started from
+    the label file that an earlier run produced (found by its sha256)."""
+    chain = [run]
+    while chain[-1]["primal"].get("method") == "polish":
+        earlier = find_producer(runs, chain[-1]["primal"]["from_sha256"])
+        if earlier is None or any(earlier[0] is r for r in chain):
+            break
+        chain.append(earlier[0])
+    return chain[::-1]
+
+
 def load_record(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -702,7 +714,7 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
             row["primal_seconds"] += st["wall_seconds"]
         row["found_by"] = st["role"]
         row["partition_run_started"] = run["started"]
-        row["partition_command"] = run["command"]
+        row["partition_commands"] = [r["command"] for r in lineage(runs, run)]
         row["quick"] = run["parameters"]["quick"]
     else:
         row["method"] = "unknown (no record of these labels)"
@@ -818,11 +830,16 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
     if done:
         out += ["The runs behind the table (full parameters, seeds, versions, machine and "
                 "every stage with the equivalent `mipagg run` command in "
-                "`docs/results/casc_runs/{data}_k{K}.json`):", ""]
+                "`docs/results/casc_runs/{data}_k{K}.json`); a partition polished by "
+                "`--polish` lists every run it went through, oldest first:", ""]
         for r in done:
-            cmds = {r.get("partition_command"), r.get("bound_command")} - {None}
-            out.append(f"* {NAMES[r['data']]} k = {r['k']}: " +
-                       "; ".join(f"`{c}`" for c in sorted(cmds)))
+            parts = []
+            if r.get("partition_commands"):
+                parts.append("partition " + ", then ".join(
+                    f"`{c}`" for c in r["partition_commands"]))
+            if r.get("bound_command"):
+                parts.append(f"bound `{r['bound_command']}`")
+            out.append(f"* {NAMES[r['data']]} k = {r['k']}: " + "; ".join(parts))
         out.append("")
     out += ["## Replaying a bound", "",
             "```sh",

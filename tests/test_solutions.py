@@ -228,3 +228,28 @@ def test_casc_refuses_a_bad_bp_option_before_any_stage(tmp_path, option, message
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and message in proc.stderr
     assert not out.exists()
+
+
+def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_partition():
+    """casc.md lists every run behind a polished partition, oldest first: each
+    polishing run starts from the label file an earlier run produced."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
+    casc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(casc)
+
+    def run(name, made, start=None):
+        primal = {"method": "polish", "from_sha256": start} if start else {"method": "portfolio"}
+        return {"command": name, "primal": primal,
+                "stages": [{"labels_sha256": sha} for sha in made]}
+
+    dive, other = run("dive", ["a", "b"]), run("other", ["x"])
+    first, second = run("polish 1", ["c", "d"], start="b"), run("polish 2", ["e"], start="d")
+    runs = [dive, other, first, second]
+    assert [r["command"] for r in casc.lineage(runs, second)] == ["dive", "polish 1", "polish 2"]
+    assert casc.lineage(runs, dive) == [dive]
+    lost = run("polish 3", ["f"], start="unknown")        # its start is in no record
+    assert casc.lineage(runs + [lost], lost) == [lost]
+    loop = run("polish 4", ["g"], start="g")               # never loops
+    assert casc.lineage([loop], loop) == [loop]
