@@ -88,6 +88,7 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
 MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
+DIVE_SHARE = 0.05           # share of the groups still to form that a dive step fixes
 # Exact neighbourhood search after the dive, by default from this many records
 # on: on a 4 000-record lognormal file at k = 3 it took the root gap from 0.68 %
 # to 0.43 %, on a 300-record Census block at k = 5 the tree found the same
@@ -942,10 +943,13 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
     them, re-run column generation (fixed records get a prohibitive dual, so
     no new cluster holds one; no bound is computed), until the master is
     integral, uses an artificial column (records stranded), or ``end``
-    passes (None: no clock); then the groups at 1, completed by sending every uncovered record
-    to the nearest group, are offered to ``rounder``.  The master is restored
-    (bounds only; the columns found stay in the pool).  Returns the number of
-    fixing steps."""
+    passes (None: no clock); then the groups at 1, completed by sending every
+    uncovered record to the nearest group, are offered to ``rounder``.  When
+    the time left before ``end``, at the pace of the steps so far, would not
+    reach the end of the dive, a step fixes more than 5 % (:func:`_dive_share`):
+    a dive cut short leaves most records to that nearest-group completion.
+    The master is restored (bounds only; the columns found stay in the pool).
+    Returns the number of fixing steps."""
     from dataclasses import replace
 
     st = replace(settings, pricing="auto", lagrangian=False)
@@ -953,6 +957,7 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
     fixed_rows = np.zeros(master.n, dtype=bool)
     fixed: set[int] = set()
     steps = 0
+    started = time.perf_counter()
 
     def mask(extra=()):
         ok = np.ones(len(master.columns), dtype=bool)
@@ -976,7 +981,9 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
                 # the chosen groups by sending every uncovered record to the nearest
                 rounder.offer(_complete([cols[j] for j in np.flatnonzero(x > 0.5)], X))
                 break
-            chosen = _dive_choice(x, cols, fixed, fixed_rows, ctx.k)
+            share = _dive_share(int((~fixed_rows).sum()) / (1.5 * ctx.k), steps + 1, started,
+                                end, time.perf_counter())
+            chosen = _dive_choice(x, cols, fixed, fixed_rows, ctx.k, share)
             if not chosen:
                 break
             fixed.update(chosen)
@@ -993,12 +1000,26 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
     return steps
 
 
-def _dive_choice(x, cols, fixed, fixed_rows, k) -> list[int]:
+def _dive_share(groups_left: float, solves: int, started: float, end: float | None,
+                now: float) -> float:
+    """Share of the groups still to form (about ``groups_left``) that the next
+    dive step fixes: 5 %, or, when ``end`` is near, the share s with
+    groups_left·(1 − s)^m ≤ 1 over the m steps that the time left allows at
+    the mean pace of the ``solves`` master solves so far (1: fix all it can)."""
+    if end is None:
+        return DIVE_SHARE
+    steps_left = (end - now) / max((now - started) / solves, 1e-9)
+    if steps_left < 1.0:
+        return 1.0
+    return min(1.0, max(DIVE_SHARE, 1.0 - max(groups_left, 1.0) ** (-1.0 / steps_left)))
+
+
+def _dive_choice(x, cols, fixed, fixed_rows, k, share: float = DIVE_SHARE) -> list[int]:
     """The columns a dive step fixes: every column at 1 and the largest
-    fractional ones, about 5 % of the groups still to form, pairwise disjoint
-    and disjoint from the records already fixed."""
+    fractional ones, ``share`` of the groups still to form (at least one),
+    pairwise disjoint and disjoint from the records already fixed."""
     chosen, rows = [], fixed_rows.copy()
-    quota = max(1, int((~fixed_rows).sum() / (1.5 * k) / 20))
+    quota = max(1, int((~fixed_rows).sum() / (1.5 * k) * share + 1e-9))
     fractional = 0
     for j in np.argsort(-x, kind="stable"):
         if x[j] <= 1e-6 or (x[j] < 0.999 and fractional >= quota):

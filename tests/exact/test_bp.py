@@ -254,3 +254,27 @@ def test_parameters_are_checked():
             branch_and_price(X, 2, **bad)
     with pytest.raises((ParameterError, DataError)):
         branch_and_price(X, 7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(groups=st.floats(0.5, 2000), solves=st.integers(1, 200), pace=st.floats(1e-3, 100),
+       left=st.floats(0, 1e4), more=st.floats(0, 1e4))
+def test_dive_share_fixes_more_as_the_dive_runs_out_of_time(groups, solves, pace, left, more):
+    """A dive step fixes 5 % of the groups still to form (and exactly that
+    without a clock); when the steps that fit in the time left at the pace so
+    far cannot form them, the share grows so that they can (all at once when
+    not even one step fits), and it grows as the time left shrinks."""
+    from mipagg.exact.bp import DIVE_SHARE, _dive_share
+
+    now = solves * pace                                  # started at 0, `solves` solves so far
+    share = _dive_share(groups, solves, 0.0, now + left, now)
+    assert _dive_share(groups, solves, 0.0, None, now) == DIVE_SHARE
+    assert DIVE_SHARE <= share <= 1.0
+    assert _dive_share(groups, solves, 0.0, now + left + more, now) <= share
+    steps = ((now + left) - now) / max((now - 0.0) / solves, 1e-9)   # as _dive_share does
+    if steps < 1:
+        assert share == 1.0
+    elif share > DIVE_SHARE:                             # just enough steps
+        assert max(groups, 1.0) * (1 - share) ** steps == pytest.approx(1.0, rel=1e-6)
+    else:                                                # 5 % per step is enough
+        assert max(groups, 1.0) * (1 - DIVE_SHARE) ** steps <= 1.0 + 1e-9
