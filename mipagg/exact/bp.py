@@ -250,7 +250,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
-        0 switches it off).
+        0 switches it off; when the budget cannot hold the dive's steps at
+        their pace so far, each step fixes a larger share, :func:`_dive_share`).
     neighbourhood_time : seconds for exact neighbourhood search on the
         incumbent after the dive (:meth:`BranchAndPrice.neighbourhood_phase`);
         default: off under ``NEIGHBOURHOOD_MIN_N`` records, else a tenth of
