@@ -982,9 +982,11 @@ def dive(master, ctx, settings, rounder, X, end) -> int:
                 # the chosen groups by sending every uncovered record to the nearest
                 rounder.offer(_complete([cols[j] for j in np.flatnonzero(x > 0.5)], X))
                 break
-            share = _dive_share(int((~fixed_rows).sum()) / (1.5 * ctx.k), steps + 1, started,
-                                end, time.perf_counter())
-            chosen = _dive_choice(x, cols, fixed, fixed_rows, ctx.k, share)
+            groups_left = int((~fixed_rows).sum()) / (1.5 * ctx.k)   # groups of about 1.5 k
+            share = _dive_share(groups_left, steps + 1, started, end, time.perf_counter())
+            # (1e-9: 5 % of exactly 20 groups is one group, whatever the rounding)
+            quota = max(1, int(groups_left * share + 1e-9))
+            chosen = _dive_choice(x, cols, fixed, fixed_rows, quota)
             if not chosen:
                 break
             fixed.update(chosen)
@@ -1015,12 +1017,11 @@ def _dive_share(groups_left: float, solves: int, started: float, end: float | No
     return min(1.0, max(DIVE_SHARE, 1.0 - max(groups_left, 1.0) ** (-1.0 / steps_left)))
 
 
-def _dive_choice(x, cols, fixed, fixed_rows, k, share: float = DIVE_SHARE) -> list[int]:
-    """The columns a dive step fixes: every column at 1 and the largest
-    fractional ones, ``share`` of the groups still to form (at least one),
-    pairwise disjoint and disjoint from the records already fixed."""
+def _dive_choice(x, cols, fixed, fixed_rows, quota: int) -> list[int]:
+    """The columns a dive step fixes: every column at 1 and the ``quota``
+    largest fractional ones, pairwise disjoint and disjoint from the records
+    already fixed."""
     chosen, rows = [], fixed_rows.copy()
-    quota = max(1, int((~fixed_rows).sum() / (1.5 * k) * share + 1e-9))
     fractional = 0
     for j in np.argsort(-x, kind="stable"):
         if x[j] <= 1e-6 or (x[j] < 0.999 and fractional >= quota):

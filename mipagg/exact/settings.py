@@ -57,9 +57,9 @@ PRESOLVE_MIN_N = 100
 # the aggregated phase before the root's column generation (mipagg.exact.aggregation):
 # "auto" = on from AGGREGATION_MIN_K (docs/bench/aggregation.md)
 AGGREGATIONS = ("auto", "on", "off")
+AGGREGATION_MIN_K = 10
 # bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
 PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time")
-AGGREGATION_MIN_K = 10
 
 
 @dataclass
