@@ -33,10 +33,23 @@ def check_k(k, n: int) -> int:
 
 
 def as_rows(X) -> np.ndarray:
-    """``X`` as a C-contiguous 2-D float array (row access in the kernels;
-    callers convert once, not at every kernel call)."""
+    """``X`` as a read-only, C-contiguous 2-D float array (row access in the
+    kernels; callers convert once, not at every kernel call).
+
+    Read-only always, as :attr:`Instance.X <mipagg.instance.Instance.X>` is:
+    numba compiles a kernel once per array type, and a kernel compiled for a
+    read-only array also takes a writable one, not the other way round; so a
+    process that meets both kinds compiles each kernel once, not twice.
+
+    >>> as_rows(np.ones((2, 3))).flags.writeable
+    False
+    """
     X = np.ascontiguousarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
+    X = X[:, None] if X.ndim == 1 else X
+    if X.flags.writeable:
+        X = X.view()
+        X.setflags(write=False)
+    return X
 
 
 def check_partition(X, partition, k) -> tuple[np.ndarray, int, Partition]:

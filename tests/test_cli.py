@@ -180,15 +180,22 @@ def _verbose_methods():
 @pytest.mark.parametrize("method", _verbose_methods() or [
     pytest.param(None, marks=pytest.mark.skip(reason="no registered method takes `verbose` "
                                               "yet; the fake-verbose tests cover the CLI"))])
-def test_real_verbose_methods_keep_stdout_one_json_object(method):
-    exe = [sys.executable, "-m", "mipagg.cli", "run", str(COMPANIES), "-k", "3", "--columns",
-           KEYS, "--method", method, "--json"]
-    loud = subprocess.run(exe, capture_output=True, text=True, timeout=300)
-    assert loud.returncode == 0, loud.stderr
-    s = json.loads(loud.stdout)
+def test_real_verbose_methods_keep_stdout_one_json_object(method, capfd):
+    """In this process, captured at the file descriptors (what a kernel or a
+    solver library prints goes there too); the console script itself runs in
+    a subprocess in test_console_script_subprocess."""
+    from mipagg import cli
+
+    argv = ["run", str(COMPANIES), "-k", "3", "--columns", KEYS, "--method", method, "--json"]
+    capfd.readouterr()
+    code = cli.main(argv)
+    loud = capfd.readouterr()
+    assert code == 0, loud.err
+    s = json.loads(loud.out)
     assert "verbose" not in s["options"]
-    assert all(line.startswith(("[", "mipagg: warning")) for line in loud.stderr.splitlines())
-    quiet = subprocess.run(exe + ["--quiet"], capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0
-    assert not any(line.startswith("[") for line in quiet.stderr.splitlines())
-    assert json.loads(quiet.stdout)["sse"] == pytest.approx(s["sse"])
+    assert all(line.startswith(("[", "mipagg: warning")) for line in loud.err.splitlines())
+    code = cli.main(argv + ["--quiet"])
+    quiet = capfd.readouterr()
+    assert code == 0
+    assert not any(line.startswith("[") for line in quiet.err.splitlines())
+    assert json.loads(quiet.out)["sse"] == pytest.approx(s["sse"])

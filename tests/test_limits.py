@@ -187,8 +187,8 @@ def test_refused_before_starting_with_what_it_needs(monkeypatch):
 def test_md_works_in_linear_memory(monkeypatch):
     """MD and MD-MHM no longer build 2048 × n distance blocks (4.9 GiB
     measured at n = 10⁵ before the index): a million records pass the check,
-    and a run on 20 000 records allocates a few MiB of numpy arrays (the old
-    blocks alone were 328 MB)."""
+    and a run on 8 000 records allocates a few MiB of numpy arrays (the old
+    blocks alone were 131 MB)."""
     import tracemalloc
 
     monkeypatch.setenv("MIPAGG_MEMORY_LIMIT", "24G")
@@ -196,7 +196,7 @@ def test_md_works_in_linear_memory(monkeypatch):
         assert max_records(method, 10, 3) is None
         assert estimate_bytes(method, 100_000, 10, 3) < 2**30
         check_memory(method, 1_000_000, 10, 3)
-    X = np.random.default_rng(0).normal(size=(20_000, 10))
+    X = np.random.default_rng(0).normal(size=(8_000, 10))
     md_groups(X[:100], 3)                               # compile outside the count
     tracemalloc.start()
     try:
@@ -204,7 +204,7 @@ def test_md_works_in_linear_memory(monkeypatch):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert sum(len(g) for g in groups) == 20_000
+    assert sum(len(g) for g in groups) == 8_000
     assert peak < 40 * 2**20
 
 

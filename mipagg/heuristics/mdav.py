@@ -63,32 +63,41 @@ def _pairs(X, k, T, C, alive, out, sizes, st, budget):
 
 
 @njit(cache=True)
+def _last_groups(X, k, T, C, alive, out, sizes, st):
+    """The last groups once fewer than 3k records remain: one around the
+    farthest record r when 2k or more remain, then the rest."""
+    m, pos, g = st[0], st[1], st[2]
+    if m >= 2 * k:
+        r = ix.farthest_from_centroid(C, X, alive, m)
+        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+        sizes[g] = k
+        g += 1
+        m -= k
+    for i in range(X.shape[0]):
+        if alive[i]:
+            out[pos] = i
+            pos += 1
+    sizes[g] = m
+    g += 1
+    st[0], st[1], st[2] = m, pos, g
+
+
 def _mdav_steps(X, k, T, C, alive, out, sizes, st, budget, two, hits):
     """At most ``budget`` MDAV steps (:func:`_pairs`, or with ``two`` on two
     threads: :func:`._twocore.mdav_pairs`, same groups, ``hits`` counting its
-    guesses), then the last groups; True once every group is formed."""
-    n = X.shape[0]
+    guesses), then the last groups; True once every group is formed.
+
+    The choice is made here, not in a kernel, so that a run on one thread
+    never compiles the two-thread kernels (about half of MDAV's first-call
+    compilation, docs/benchmarks.md); one kernel call per chunk, as before."""
     if two:
         tc.mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits)
     else:
         _pairs(X, k, T, C, alive, out, sizes, st, budget)
-    m, pos, g = st[0], st[1], st[2]
-    done = m < 3 * k
-    if done:
-        if m >= 2 * k:
-            r = ix.farthest_from_centroid(C, X, alive, m)
-            pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
-            sizes[g] = k
-            g += 1
-            m -= k
-        for i in range(n):
-            if alive[i]:
-                out[pos] = i
-                pos += 1
-        sizes[g] = m
-        g += 1
-    st[0], st[1], st[2] = m, pos, g
-    return done
+    if st[0] >= 3 * k:
+        return False
+    _last_groups(X, k, T, C, alive, out, sizes, st)
+    return True
 
 
 def mdav_groups(X: np.ndarray, k: int, *, verbose: bool = False,

@@ -106,16 +106,33 @@ def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
     assert r.summary()["nodes_enumerated"] == r.nodes_enumerated
 
 
+RECLOSE_BASE = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
+                    node_close_max_columns=0, threads=1)
+
+
+_RECLOSE_RUNS: dict = {}
+
+
+def _reclose_run(X, reclose_root):
+    """bp with ``RECLOSE_BASE`` on ``X`` (the same 40-record subset in every
+    test that asks), run once per ``reclose_root`` and shared."""
+    if reclose_root not in _RECLOSE_RUNS:
+        _RECLOSE_RUNS[reclose_root] = (X.copy(), branch_and_price(X, 4, reclose_root=reclose_root,
+                                                                  **RECLOSE_BASE))
+    data, result = _RECLOSE_RUNS[reclose_root]
+    assert np.array_equal(data, X)
+    return result
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_root_gap_closing_again_in_the_tree_proves_the_incumbent(census, workers):
     """At the dive-less incumbent the root's gap holds more than 2 000 clusters;
     once the tree has improved the incumbent it holds fewer, and the root's
     gap closing, tried again, proves the optimum (fewer nodes than the tree)."""
     s = subset(census, 40, "random", 0)
-    base = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
-                node_close_max_columns=0, threads=1)
-    off = branch_and_price(s.X, 4, **base)
-    on = branch_and_price(s.X, 4, reclose_root=True, workers=workers, **base)
+    off = _reclose_run(s.X, False)
+    on = (_reclose_run(s.X, True) if workers == 1 else
+          branch_and_price(s.X, 4, reclose_root=True, workers=workers, **RECLOSE_BASE))
     assert off.status == on.status == "optimal" and off.closed_by == "tree"
     assert on.sse == pytest.approx(off.sse, abs=1e-9)
     assert on.lower_bound == pytest.approx(on.sse, abs=1e-9)
@@ -161,9 +178,8 @@ def test_a_timed_out_closing_in_the_tree_lifts_the_certified_bound(census, monke
     import mipagg.exact.bp as bp_module
 
     s = subset(census, 40, "random", 0)
-    base = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
-                node_close_max_columns=0, threads=1, reclose_root=True)
-    real = branch_and_price(s.X, 4, **base)
+    base = dict(RECLOSE_BASE, reclose_root=True)
+    real = _reclose_run(s.X, True)
     assert real.closed_by == "gap_closing" and real.closing_bound == pytest.approx(real.sse)
     cut = branch_and_price(s.X, 4, node_limit=real.nodes, **dict(base, reclose_root=False))
     assert cut.status == "node_limit" and cut.closing_bound is None
