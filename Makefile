@@ -4,6 +4,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-latest test-latest-suite test-latest-scripts latest-install test-slow \
+        test-crosscheck \
         bench clean cbc
 
 $(BIN)/python:
@@ -61,6 +62,11 @@ test-latest: test-latest-suite test-latest-scripts
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
+
+# The comparisons with an independent implementation that are marked slow only for
+# their set-up cost (microagg1d compiles its kernels at import: ~2 minutes uncached).
+test-crosscheck: $(STAMP)
+	$(BIN)/python -m pytest -m slow tests/test_univariate.py
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -97,11 +97,17 @@ def test_mhm_rejects_bad_orders_and_k():
         optimal_univariate([1.0, np.nan, 2.0], 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["wilber", "galil_park", "staggered"])
 def test_optimal_univariate_matches_microagg1d(method):
     """Same optimum as the exact algorithms of microagg1d (0.4.0).  Its default
     method ("auto" -> "simple" at this size) returned a slightly higher SSE in
-    our checks, so the comparison names the exact methods explicitly."""
+    our checks, so the comparison names the exact methods explicitly.
+
+    Outside the default suite: importing microagg1d compiles all of its
+    kernels when their cache is empty (105 s on a free core, every fresh
+    install and CI run; docs/bench/suite.md); ``make test-crosscheck`` runs it,
+    and so does CI."""
     microagg1d = pytest.importorskip("microagg1d")
     from mipagg.partition import Partition
 
