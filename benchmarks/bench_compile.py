@@ -11,7 +11,7 @@ process with an empty ``NUMBA_CACHE_DIR`` runs
 ``microaggregate(inst, k=3, method)`` twice on a 500-record file and prints
 the first call (compilation included) and the second (cached in memory).
 Trees are alternated method by method, so a change in the machine's load
-touches them alike.  ``--quick``: MDAV only, one repeat.
+touches them alike.  ``--quick``: MDAV only.
 """
 
 from __future__ import annotations
@@ -58,16 +58,15 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--trees", default=str(HERE), help="comma-separated source checkouts")
     ap.add_argument("--methods", default=None, help=f"default: {','.join(METHODS)}")
-    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args(argv)
     trees = [Path(t).resolve() for t in args.trees.split(",")]
     methods = args.methods.split(",") if args.methods else (["mdav"] if args.quick else METHODS)
-    repeats = args.repeats or 1
     print(machine())
     print("| method | tree | first call s | second call s |")
     print("|---|---|---:|---:|")
     for method in methods:
-        for _ in range(repeats):
+        for _ in range(args.repeats):
             for tree in trees:
                 r = first_call(tree, method)
                 print(f"| {method} | {tree.name} | {r['first']:.1f} | {r['second']:.3f} |",
