@@ -25,8 +25,12 @@ cbc:
 	  && apt-get update -qq && apt-get install -y -qq coinor-cbc >/dev/null; } \
 	  || echo "CBC not installed (apt-get install coinor-cbc): its solver tests are skipped"
 
+# The default suite on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process);
+# each worker compiles the numba kernels into a cache of its own (tests/conftest.py).
+PYTEST_WORKERS ?= auto
+PYTEST_DIST    ?= loadfile
 test: $(STAMP) cbc
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
 
 # The project as a user installs it: plain `pip install '.[dev]'` (not editable, no
 # constraints.txt, the newest releases) into its own venv; the default suite and every
@@ -46,7 +50,7 @@ latest-install: | $(LATEST)/bin/python
 
 test-latest-suite: latest-install
 	cd $(SCRATCH) && $(abspath $(LATEST))/bin/python -m pytest -p no:cacheprovider \
-	    -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(CURDIR)/tests
+	    -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(CURDIR)/tests
 
 test-latest-scripts: latest-install
 	cd $(SCRATCH) && for f in $(CURDIR)/scripts/*.py; do \

@@ -133,7 +133,7 @@ def _local_search_kernel(X, lab, cnt, S1, k, swaps, m, eps, lo, hi):
         na = cnt[a]
         if na > k:
             best = np.inf
-            bb = -1
+            bb = np.int64(-1)
             for b in range(g):
                 if cnt[b] == 0 or b == a:
                     continue
@@ -168,7 +168,7 @@ def _local_search_kernel(X, lab, cnt, S1, k, swaps, m, eps, lo, hi):
         for c in range(p):
             ca[c] = S1[a, c] / na
         best = np.inf
-        bj = -1
+        bj = np.int64(-1)
         for j in range(n):
             b = lab[j]
             if not isnear[b]:

@@ -1,11 +1,32 @@
 """Shared fixtures: the CASC reference files are read from ../shared/data and
-never copied into the project; tests that need them skip when absent."""
+never copied into the project; tests that need them skip when absent.
 
+Under pytest-xdist (``make test`` runs ``-n auto``) every worker compiles into a
+numba cache of its own: numba names a cached overload's data file after its
+position in the index file, so two processes compiling different signatures of
+one kernel into the same directory can load each other's machine code.
+"""
+
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _worker_numba_cache() -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return
+    if "numba" in sys.modules:  # too late: the cache directory is read at import
+        raise RuntimeError("numba was imported before tests/conftest.py set a per-worker cache")
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(ROOT / ".pytest_cache" / "numba")
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, worker)
+
+
+_worker_numba_cache()
 SHARED_DATA = ROOT.parent / "shared" / "data"
 INSTANCES = ROOT / "instances"
 

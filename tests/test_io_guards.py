@@ -405,6 +405,24 @@ def test_not_a_results_database(tmp_path, data, command, kind, capsys, monkeypat
 
 # ------------------------------------------------- scripts of an installed copy
 
+def _copy_numba_cache(src: Path, dst: Path, cache: Path) -> Path:
+    """A copy of NUMBA_CACHE_DIR's entries for the package at ``src``, filed
+    under the names numba gives the same sources at ``dst``."""
+    import os
+    import shutil
+
+    from numba.core.caching import _CacheLocator
+
+    given = Path(os.environ["NUMBA_CACHE_DIR"])
+    for here in [src, *(d for d in src.rglob("*") if d.is_dir())]:
+        there = dst / here.relative_to(src)
+        found = given / _CacheLocator.get_suitable_cache_subpath(str(here / "x.py"))
+        if found.is_dir():
+            shutil.copytree(found, cache / _CacheLocator.get_suitable_cache_subpath(
+                str(there / "x.py")))
+    return cache
+
+
 def test_script_results_never_go_into_the_installed_package(tmp_path):
     """``scripting.REPO`` of a non-editable install is ``site-packages``: the
     scripts used to write ``site-packages/docs/results``."""
@@ -429,6 +447,9 @@ def test_script_results_never_go_into_the_installed_package(tmp_path):
         "report = lambda df, out, stem: [Table('t', ['n'], [[str(len(df))]])]\n"
         "sys.exit(script_main('tiny', 'a user script', build, report))\n")
     env = {key: v for key, v in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    if os.environ.get("NUMBA_CACHE_DIR"):  # a cache of its own (pytest-xdist worker)
+        env["NUMBA_CACHE_DIR"] = str(_copy_numba_cache(ROOT / "mipagg", site / "mipagg",
+                                                       tmp_path / "numba"))
     env["PYTHONPATH"] = str(site)
     res = subprocess.run([sys.executable, str(tmp_path / "user_script.py"), str(data_dir),
                           "--quick", "--jobs", "1", "--quiet"], cwd=work, env=env,

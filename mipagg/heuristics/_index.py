@@ -43,7 +43,10 @@ Development note: the kernels of ``mdav.py``, ``fixed.py``, ``paths.py`` and
 ``vmdav.py`` call these functions and numba caches them per module
 (``cache=True``); after editing this module, delete
 ``mipagg/heuristics/__pycache__/*.nb[ic]`` (numba does not notice that a
-callee in another module changed).
+callee in another module changed).  A constant passed to another kernel is
+written ``np.int64(0)``, ``np.bool_(False)``: a bare ``0`` (also ``i = 0``
+before ``i += 1``) is typed as a literal, and numba compiles the callee once
+more for it (``tests/heuristics/test_fast_kernels.py``).
 """
 
 from __future__ import annotations
@@ -239,7 +242,7 @@ def _fill(T, X, rows):
             for t in range(a, b):
                 leaf_of[perm[t]] = v
             continue
-        dim = 0
+        dim = np.int64(0)
         w = -1.0
         for j in range(p):
             if hi[v, j] - lo[v, j] > w:
@@ -545,8 +548,8 @@ def tree_farthest(T, X, alive, q):
     rb = np.full(1, np.inf)
     bd = np.full(1, -1.0)
     bi = np.full(1, -1, dtype=np.int64)
-    farthest_below(T, q, w, qn, roots, rb, 1, bd, bi, np.full(1, -1.0), 0, alive,
-                   np.ones(1, dtype=np.int64))
+    farthest_below(T, q, w, qn, roots, rb, np.int64(1), bd, bi, np.full(1, -1.0), np.int64(0),
+                   alive, np.ones(1, dtype=np.int64))
     return bi[0]
 
 
@@ -722,7 +725,7 @@ def farthest_from_centroid(C, X, alive, m):
     cand = np.empty(16, dtype=np.int64)
     cd = np.empty(16)
     L = work[3]
-    pos = _next_alive(jump, order, L, alive, 0)
+    pos = _next_alive(jump, order, L, alive, np.int64(0))
     scanned = 0
     while pos < L:
         y = order[pos]
@@ -836,7 +839,7 @@ def start(X):
     n = X.shape[0]
     st = np.zeros(3, dtype=np.int64)
     st[0] = n
-    return (build_tree(X, LEAF_SIZE), centroid_state(X), np.ones(n, dtype=np.bool_),
+    return (build_tree(X, np.int64(LEAF_SIZE)), centroid_state(X), np.ones(n, dtype=np.bool_),
             np.empty(n, dtype=np.int64), st)
 
 
@@ -900,7 +903,7 @@ def npn_path(X, start):
     """Nearest point next from ``start`` (ties: lowest row index), the path of
     ``paths._npn_kernel`` with each step answered by the tree."""
     n = X.shape[0]
-    T = build_tree(X, LEAF_SIZE)
+    T = build_tree(X, np.int64(LEAF_SIZE))
     alive = np.ones(n, dtype=np.bool_)
     order = np.empty(n, dtype=np.int64)
     cur = start
@@ -910,5 +913,5 @@ def npn_path(X, start):
         tree_remove(T, X, alive, cur)
         if t < n - 1:
             maybe_rebuild(T, X, alive, n - 1 - t)
-            cur = tree_nearest(T, X, alive, X[cur], 1)[0]
+            cur = tree_nearest(T, X, alive, X[cur], np.int64(1))[0]
     return order

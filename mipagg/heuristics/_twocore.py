@@ -113,8 +113,8 @@ def _worker(T, q, w, qn, roots, rb, nroots, counter, bd, bi, shared, me, alive, 
         sh.store(counter, 0, c + 1)
         if c >= sh.load(nroots, 0):
             return
-        ix.farthest_below(T, q, w, qn, roots[c:c + 1], rb[c:c + 1], 1, bd, bi, shared, me, alive,
-                          final)
+        ix.farthest_below(T, q, w, qn, roots[c:c + 1], rb[c:c + 1], np.int64(1), bd, bi, shared,
+                          me, alive, final)
 
 
 @njit(cache=True)
@@ -134,8 +134,8 @@ def farthest_and_nearest(T, X, alive, r, k):
     for me in prange(2):
         if me == 1:
             _nearest_into(T, X, alive, q, k, near)
-        _worker(T, q, w, qn, roots, rb, nroots, counter, bd[me], bi[me], shared, me, alive, final,
-                never)
+        _worker(T, q, w, qn, roots, rb, nroots, counter, bd[me], bi[me], shared, np.int64(me),
+                alive, final, never)
     return _first_alive(bd, bi, alive), near
 
 
@@ -193,7 +193,7 @@ def _hold(slot, t, wait):
 
 
 @njit(cache=True, parallel=True)
-def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late=0):
+def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late):
     """The group of s (written to ``out[pos:]`` and removed) and, with luck,
     the next MDAV step's r, its s and its k nearest, on two threads.
 
@@ -212,7 +212,7 @@ def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late=0):
     (confirmed, r, s of r or −1, the k nearest of r); the group of r is not
     removed.
 
-    ``late`` (tests only) holds thread 0 back before it publishes the guess
+    ``late`` (0 outside the tests) holds thread 0 back before it publishes the guess
     until thread 1 is done (1), or before it publishes the frontier until
     thread 1 has found r (2; thread 1 then waits for it); or holds thread 1
     back until the guess is published (3: in time, whatever the scheduler)."""
@@ -231,36 +231,36 @@ def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late=0):
     for me in prange(2):
         if me == 1:
             idx = ix.tree_nearest(T, X, alive, X[s], k)
-            ix.take_nearest(T, C, X, alive, s, idx, k, out, pos, False)
+            ix.take_nearest(T, C, X, alive, s, idx, k, out, pos, np.bool_(False))
             sh.store(final, 0, 1)
             r = ix.farthest_from_centroid(C, X, alive, m - k)
             slot[1] = r
-            _hold(slot, 0, late == 3)
+            _hold(slot, np.int64(0), late == 3)
             if r == sh.load(slot, 0):  # decided here once: the guess may be published later
                 slot[2] = 1
                 while sh.load(nroots, 0) == 0:  # thread 0 is about to publish its frontier
                     pass
                 w, qn = ix.far_terms(T, X[r])
-                _worker(T, X[r], w, qn, roots, rb, nroots, counter, bd[1], bi[1], shared, 1,
-                        alive, final, abort)
+                _worker(T, X[r], w, qn, roots, rb, nroots, counter, bd[1], bi[1], shared,
+                        np.int64(1), alive, final, abort)
             else:
                 sh.store(abort, 0, 1)
             sh.store(slot, 3, 1)
         else:
             g = guess_centre(C, X, alive, guess, s)
-            _hold(slot, 3, late == 1)
+            _hold(slot, np.int64(3), late == 1)
             sh.store(slot, 0, g)
             if g >= 0:
                 w, qn = ix.far_terms(T, X[g])
                 nodes, bounds = _frontier(T, X[g], w, qn)
-                _hold(slot, 1, late == 2)
+                _hold(slot, np.int64(1), late == 2)
                 roots[:nodes.shape[0]] = nodes
                 rb[:nodes.shape[0]] = bounds
                 sh.store(nroots, 0, max(1, nodes.shape[0]))  # none: the root, unbounded
                 near2 = ix.tree_nearest(T, X, alive, X[g], 2 * k)
                 near[:near2.shape[0]] = near2
-                _worker(T, X[g], w, qn, roots, rb, nroots, counter, bd[0], bi[0], shared, 0,
-                        alive, final, abort)
+                _worker(T, X[g], w, qn, roots, rb, nroots, counter, bd[0], bi[0], shared,
+                        np.int64(0), alive, final, abort)
     if slot[2] != 1:
         return False, slot[1], -1, near[:k]
     t = 0
@@ -290,7 +290,7 @@ def mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits):
             ix.maybe_rebuild(T, X, alive, m)
             r = ix.farthest_from_centroid(C, X, alive, m)
             s, near = farthest_and_nearest(T, X, alive, r, k)
-        pos = ix.take_nearest(T, C, X, alive, r, near, k, out, pos, False)
+        pos = ix.take_nearest(T, C, X, alive, r, near, k, out, pos, np.bool_(False))
         if s < 0 or not alive[s]:  # only when every remaining record is equidistant from r
             s = ix.tree_farthest(T, X, alive, X[r])
         sizes[g] = k
@@ -299,7 +299,8 @@ def mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits):
         steps += 1
         if m - 2 * k >= 3 * k and steps < budget:
             guess = (C[0] - k * X[s]) / (m - 2 * k)
-            ok, r, s, near = group_of_s_and_next(T, C, X, alive, s, k, m - k, out, pos, guess)
+            ok, r, s, near = group_of_s_and_next(T, C, X, alive, s, k, m - k, out, pos, guess,
+                                                  np.int64(0))
             pos += k
             m -= 2 * k
             ix.maybe_rebuild(T, X, alive, m)  # no query is under way
@@ -309,7 +310,7 @@ def mdav_pairs(X, k, T, C, alive, out, sizes, st, budget, hits):
                 hits[1] += 1
                 s, near = farthest_and_nearest(T, X, alive, r, k)
         else:
-            pos = ix.take_group(T, C, X, alive, s, k, out, pos, False)
+            pos = ix.take_group(T, C, X, alive, s, k, out, pos, np.bool_(False))
             m -= 2 * k
             r = -1
     st[0], st[1], st[2] = m, pos, g

@@ -50,10 +50,10 @@ def _pairs(X, k, T, C, alive, out, sizes, st, budget):
         ix.maybe_rebuild(T, X, alive, m)
         r = ix.farthest_from_centroid(C, X, alive, m)
         s = ix.tree_farthest(T, X, alive, X[r])
-        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+        pos = ix.take_group(T, C, X, alive, r, k, out, pos, np.bool_(False))
         if not alive[s]:  # only when every remaining record is equidistant from r
             s = ix.tree_farthest(T, X, alive, X[r])
-        pos = ix.take_group(T, C, X, alive, s, k, out, pos, False)
+        pos = ix.take_group(T, C, X, alive, s, k, out, pos, np.bool_(False))
         sizes[g] = k
         sizes[g + 1] = k
         g += 2
@@ -69,7 +69,7 @@ def _last_groups(X, k, T, C, alive, out, sizes, st):
     m, pos, g = st[0], st[1], st[2]
     if m >= 2 * k:
         r = ix.farthest_from_centroid(C, X, alive, m)
-        pos = ix.take_group(T, C, X, alive, r, k, out, pos, False)
+        pos = ix.take_group(T, C, X, alive, r, k, out, pos, np.bool_(False))
         sizes[g] = k
         g += 1
         m -= k

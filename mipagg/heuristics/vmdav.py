@@ -50,7 +50,7 @@ def _vmdav_steps(X, k, gamma, T, C, alive, labels, group, st, budget):
     while m >= k and steps < budget:
         ix.maybe_rebuild(T, X, alive, m)
         e = ix.farthest_from_centroid(C, X, alive, m)
-        ix.take_group(T, C, X, alive, e, k, group, 0, True)
+        ix.take_group(T, C, X, alive, e, k, group, np.int64(0), np.bool_(True))
         size = k
         m -= k
         if gamma > 0:
@@ -58,13 +58,13 @@ def _vmdav_steps(X, k, gamma, T, C, alive, labels, group, st, budget):
                 if m < 2:
                     break
                 # e_in: the free record nearest to the group (single linkage)
-                d_in, e_in = np.inf, -1
+                d_in, e_in = np.inf, np.int64(-1)
                 for t in range(size):
-                    nb = ix.tree_nearest(T, X, alive, X[group[t]], 1)[0]
+                    nb = ix.tree_nearest(T, X, alive, X[group[t]], np.int64(1))[0]
                     d = ix.sqdist_row(X, nb, X[group[t]])
                     if d < d_in or (d == d_in and nb < e_in):
                         d_in, e_in = d, nb
-                two = ix.tree_nearest(T, X, alive, X[e_in], 2)
+                two = ix.tree_nearest(T, X, alive, X[e_in], np.int64(2))
                 other = two[0] if two[0] != e_in else two[1]
                 d_out = ix.sqdist_row(X, other, X[e_in])
                 if not np.sqrt(d_in) < gamma * np.sqrt(d_out):

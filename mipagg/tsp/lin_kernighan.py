@@ -150,8 +150,8 @@ def _lk_step(X, tour, pos, nbr, n_real, t1, max_depth, breadth, moves, queue, in
         gs[0] = _d(X, t1, t2, n_real)
         removed[0, 0] = t1
         removed[0, 1] = t2
-        ncand[0] = _candidates(X, tour, pos, nbr, n_real, t1, t2, gs[0], added, 0,
-                               removed, 1, cand[0], val)
+        ncand[0] = _candidates(X, tour, pos, nbr, n_real, t1, t2, gs[0], added, np.int64(0),
+                               removed, np.int64(1), cand[0], val)
         idx[0] = 0
         depth = 0
         best_gain = EPS

@@ -21,6 +21,7 @@ from mipagg.heuristics.paths import (
     npn_order,
 )
 from mipagg.heuristics.vmdav import vmdav_labels, vmdav_labels_reference
+from mipagg.validation import as_rows
 
 
 def mdav_two_threads(X, k):
@@ -67,7 +68,7 @@ def test_groups_equal_reference(data):
 @given(tie_data())
 def test_npn_equals_quadratic_kernel(data):
     X, _ = data
-    X = np.ascontiguousarray(X)
+    X = as_rows(X)
     for start in (0, X.shape[0] - 1):
         assert np.array_equal(npn_order(X, start), _npn_kernel(X, start))
 
@@ -116,7 +117,7 @@ def query_data(draw):
     order = rng.permutation(n)
     removed = order[: draw(st.integers(0, n - 1))]
     m = draw(st.integers(1, n))
-    return (np.ascontiguousarray(X), removed, int(order[-1]), m, draw(st.integers(2, 16)),
+    return (as_rows(X), removed, int(order[-1]), m, draw(st.integers(2, 16)),
             draw(st.integers(0, len(removed))))
 
 
@@ -211,7 +212,7 @@ def test_group_of_s_and_next_equals_the_serial_queries(data, k, good_guess):
     group, r, far, near, centroid = _serial_step(X, removed, leaf, s, k, m)
     guess = centroid if good_guess else centroid + 1e6
     out = np.empty(k, dtype=np.int64)
-    ok, r2, far2, near2 = tc.group_of_s_and_next(T, C, X, alive, s, k, m, out, 0, guess)
+    ok, r2, far2, near2 = tc.group_of_s_and_next(T, C, X, alive, s, k, m, out, 0, guess, 0)
     assert np.array_equal(out, group) and r2 == r
     assert np.array_equal(np.flatnonzero(alive), np.setdiff1d(np.flatnonzero(before), group))
     if ok:
@@ -243,7 +244,7 @@ def test_group_of_s_and_next_with_the_guess_on_time_or_late(late):
 def test_centroid_near_tie_is_decided_by_the_reference_centroid():
     """Records at the same distance from the centroid (a symmetric file): the
     exact sequential centroid of the reference decides, through the fallback."""
-    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.1, 0.2], [-0.1, -0.2]])
+    X = as_rows([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.1, 0.2], [-0.1, -0.2]])
     C = ix.centroid_state(X)
     alive = np.ones(6, dtype=np.bool_)
     got = ix.farthest_from_centroid(C, X, alive, 6)
@@ -318,8 +319,49 @@ def test_tree_types_do_not_depend_on_the_size():
     """One compiled version of every kernel: a tree over a few records has the
     array layouts of a large one (two cached versions of the parallel kernel
     of ``_twocore`` crash numba)."""
-    small, large = (ix.start(np.random.default_rng(0).normal(size=(n, 3)))[0] for n in (2, 500))
+    small, large = (ix.start(as_rows(np.random.default_rng(0).normal(size=(n, 3))))[0]
+                    for n in (2, 500))
     assert tc.numba.typeof(small) == tc.numba.typeof(large)
+
+
+def _compiled_signatures(kernel):
+    """The signatures ``kernel`` was compiled for in this process and, through
+    numba's cache index (internal API, skipped where it differs), in earlier
+    ones: a kernel loaded from the cache never compiles its callees."""
+    sigs = list(kernel.signatures)
+    try:
+        sigs += [key[0] for key in kernel._cache._cache_file._load_index()]
+    except AttributeError:
+        pass
+    return sigs
+
+
+def test_kernels_compile_one_version_per_argument_type():
+    """A constant passed between kernels (``f(x, 0)``, or ``i = 0`` then
+    ``i += 1``) is typed as an integer literal, and numba compiles the callee
+    for it besides int64 (seconds each for the index queries); a ``prange``
+    index is uint64.  The methods over the index pass int64 and bool."""
+    import sys
+
+    from numba import types
+    from numba.core.registry import CPUDispatcher
+
+    def odd(t):
+        return isinstance(t, types.Literal) or (isinstance(t, types.Integer) and not t.signed)
+
+    X = simu(300, 4, seed=3).X
+    for fast, _ in KERNELS:
+        fast(X, 3)
+    vmdav_labels(X, 3, 0.2)
+    md_groups(X, 3)
+    npn_order(X)
+    kernels = {id(f): f for name, module in list(sys.modules.items())
+               if name.startswith("mipagg.heuristics.")
+               for f in vars(module).values() if isinstance(f, CPUDispatcher)}
+    assert len(kernels) > 30
+    found = sorted({(f.py_func.__qualname__, str(sig)) for f in kernels.values()
+                    for sig in _compiled_signatures(f) if any(odd(t) for t in sig)})
+    assert found == []
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")

@@ -310,7 +310,7 @@ def _search(D, lam, H, eta, comp_of, comp_start, comp_members, apart_start, apar
         pos[L] = i + 1
         t = cand[L, i]
         c = comp_of[t]
-        ngrp = 0
+        ngrp = np.int64(0)
         skip = False
         for q in range(comp_start[c], comp_start[c + 1]):
             p = comp_members[q]
