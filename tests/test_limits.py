@@ -223,7 +223,7 @@ def test_cli_refusal_is_one_line_exit_2(tmp_path):
     env = {**os.environ, "MIPAGG_MEMORY_LIMIT": "400M", "PYTHONPATH": ROOT}
     out = subprocess.run([sys.executable, "-m", "mipagg.cli", "run", str(path), "-k", "3",
                           "--method", "cg", "--output", str(tmp_path / "o.csv")],
-                         capture_output=True, text=True, env=env, timeout=120, check=False)
+                         capture_output=True, text=True, env=env, timeout=600, check=False)
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("mipagg: error: method 'cg' on n = 3,000 records would need")
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

@@ -28,7 +28,7 @@ from mipagg.verify import verify_files
 DATA = "a,b\n1,2\n3,4\n5,7\n8,1\n"
 
 
-def run_cli(*args, cwd, timeout=120, prefix=()):
+def run_cli(*args, cwd, timeout=600, prefix=()):
     return subprocess.run([*prefix, sys.executable, "-m", "mipagg.cli", *map(str, args)],
                           cwd=cwd, capture_output=True, text=True, timeout=timeout)
 

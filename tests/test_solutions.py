@@ -225,7 +225,7 @@ def test_casc_refuses_a_bad_bp_option_before_any_stage(tmp_path, option, message
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(tmp_path),
                            "--cells", "census:3", "--bp-option", option, "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and message in proc.stderr
     assert not out.exists()
 

@@ -422,7 +422,7 @@ def test_killed_command_resumes_only_missing_runs(tmp_path):
         first = store.done_keys()
     if not 0 < len(first) < 20:
         pytest.skip(f"could not kill the grid midway ({len(first)} of 20 runs stored)")
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert f"{len(first)} already stored, {20 - len(first)} run now" in out.stdout
     with ResultStore(db) as store:
