@@ -50,7 +50,8 @@ latest-install: | $(LATEST)/bin/python
 
 test-latest-suite: latest-install
 	cd $(SCRATCH) && $(abspath $(LATEST))/bin/python -m pytest -p no:cacheprovider \
-	    -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(CURDIR)/tests
+	    -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) -c $(CURDIR)/pyproject.toml \
+	    --rootdir $(CURDIR) $(CURDIR)/tests
 
 test-latest-scripts: latest-install
 	cd $(SCRATCH) && for f in $(CURDIR)/scripts/*.py; do \
