@@ -25,12 +25,13 @@ cbc:
 	  && apt-get update -qq && apt-get install -y -qq coinor-cbc >/dev/null; } \
 	  || echo "CBC not installed (apt-get install coinor-cbc): its solver tests are skipped"
 
-# The default suite on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process);
-# each worker compiles the numba kernels into a cache of its own (tests/conftest.py).
+# The default suite on every core, at most 4 (pytest-xdist; PYTEST_WORKERS=0 runs it in one
+# process); each worker compiles the numba kernels into a cache of its own
+# (tests/conftest.py), so more workers mostly repeat the compilation.
 PYTEST_WORKERS ?= auto
-PYTEST_DIST    ?= loadfile
+PYTEST_XDIST   ?= -n $(PYTEST_WORKERS) --maxprocesses 4 --dist loadfile
 test: $(STAMP) cbc
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
+	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 # The project as a user installs it: plain `pip install '.[dev]'` (not editable, no
 # constraints.txt, the newest releases) into its own venv; the default suite and every
@@ -50,7 +51,7 @@ latest-install: | $(LATEST)/bin/python
 
 test-latest-suite: latest-install
 	cd $(SCRATCH) && $(abspath $(LATEST))/bin/python -m pytest -p no:cacheprovider \
-	    -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) -c $(CURDIR)/pyproject.toml \
+	    $(PYTEST_XDIST) -c $(CURDIR)/pyproject.toml \
 	    --rootdir $(CURDIR) $(CURDIR)/tests
 
 test-latest-scripts: latest-install
