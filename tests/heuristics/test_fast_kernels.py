@@ -340,8 +340,14 @@ def test_kernels_compile_one_version_per_argument_type():
     """A constant passed between kernels (``f(x, 0)``, or ``i = 0`` then
     ``i += 1``) is typed as an integer literal, and numba compiles the callee
     for it besides int64 (seconds each for the index queries); a ``prange``
-    index is uint64.  The methods over the index pass int64 and bool."""
+    index is uint64.  The methods over the index, the local search and
+    Lin–Kernighan pass int64 and bool; every other mipagg kernel is checked
+    on what this process and the cache hold."""
     import sys
+
+    from mipagg.heuristics.mdav import mdav
+    from mipagg.refine import local_search
+    from mipagg.tsp import lin_kernighan
 
     from numba import types
     from numba.core.registry import CPUDispatcher
@@ -354,9 +360,11 @@ def test_kernels_compile_one_version_per_argument_type():
         fast(X, 3)
     vmdav_labels(X, 3, 0.2)
     md_groups(X, 3)
-    npn_order(X)
+    order = npn_order(X)
+    local_search(X, mdav(X, 3), 3)
+    lin_kernighan(X, order)
     kernels = {id(f): f for name, module in list(sys.modules.items())
-               if name.startswith("mipagg.heuristics.")
+               if name.startswith("mipagg.")
                for f in vars(module).values() if isinstance(f, CPUDispatcher)}
     assert len(kernels) > 30
     found = sorted({(f.py_func.__qualname__, str(sig)) for f in kernels.values()
