@@ -201,9 +201,10 @@ class Rank1Cuts:
     """Rank-1 cuts on four and five rows (Pecin et al. 2017; module
     docstring): new violated ones only, a
     :class:`~mipagg.exact.rules.CutFamily` meant next to the subset-row
-    cuts.  Not in :data:`~mipagg.exact.rules.CUT_FAMILIES`: they did not
-    lift the root bound beyond the subset-row cuts (docs/bench/cuts.md); a
-    script may append one to ``BranchAndPrice.cut_families``."""
+    cuts.  Registered as ``"rank1"`` in
+    :data:`~mipagg.exact.rules.CUT_FAMILIES` (``cut_families=("subset_row",
+    "rank1")``), not a default: docs/bench/cuts.md measures where they lift
+    the bound beyond the subset-row cuts."""
 
     def __init__(self, sizes=(4, 5)):
         self.sizes = tuple(sizes)

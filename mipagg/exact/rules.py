@@ -44,6 +44,7 @@ NODE_SELECTIONS = {
 }
 CUT_FAMILIES = {
     "subset_row": "mipagg.exact.rules:SubsetRowCuts",
+    "rank1": "mipagg.exact.rank1:Rank1Cuts",
 }
 
 
