@@ -216,8 +216,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
-                     branching="fractional", node_cut_rounds=0, tree_mip=None,
-                     reclose_root=False, workers=1, scheduler=None, settings=None,
+                     branching="fractional", node_cut_rounds=0, cut_families=("subset_row",),
+                     tree_mip=None, reclose_root=False, workers=1, scheduler=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -277,6 +277,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
         :mod:`mipagg.exact.nodecuts`), each followed by the node's column
         generation; 0 (the default) separates cuts at the root only.
+    cut_families : the cut families separated each round, names of
+        :data:`~mipagg.exact.rules.CUT_FAMILIES`: "subset_row" (the default)
+        and "rank1" (four- and five-row rank-1 cuts, :mod:`mipagg.exact.rank1`).
     tree_mip : rerun the pool MIP (``mip_time``, at most half the time left)
         in the tree whenever the pool has grown by this factor since the last
         one (e.g. 1.5); None (the default): only at the root.
@@ -318,9 +321,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
-        node_cut_rounds=node_cut_rounds, tree_mip=tree_mip, reclose_root=reclose_root,
-        workers=workers,
-        scheduler=scheduler))
+        node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
+        reclose_root=reclose_root, workers=workers, scheduler=scheduler))
     return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
