@@ -29,6 +29,9 @@ METHOD_OPTIONS = {
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "
                     "(strong branching on N candidate pairs, default 8)"),
+    "--cut-families": ("cut_families", lambda s: [c.strip() for c in s.split(",") if c.strip()],
+                       "bp: cut families separated at the root, comma-separated: subset_row "
+                       "(the default), rank1 (rank-1 cuts on four and five rows)"),
     "--workers": ("workers", int, "bp: solve the tree's nodes on N local processes (the same "
                   "optimum)"),
     "--scheduler": ("scheduler", str, "bp: solve the tree's nodes on a Dask cluster: its "

@@ -54,6 +54,7 @@ from ..status import Status, summary_fields
 from . import nodecuts
 from .bounds import gap, neighbour_bound
 from .colgen import ColumnGeneration, Rounder, initial_partition
+from .cuts import rank1
 from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
@@ -106,7 +107,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "node_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation")
+            "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation")
 
 
 @dataclass
@@ -155,6 +156,7 @@ class BranchAndPriceResult:
     branching: str = "fractional"   # the branching rule's name
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
     node_cuts: int = 0              # cuts separated at tree nodes
+    rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
     workers: int = 1                # tasks in flight in the tree (mipagg.exact.parallel)
     neighbourhood_solves: int = 0   # sub-problems of the neighbourhood phase
@@ -894,6 +896,7 @@ class BranchAndPrice(ColumnGeneration):
             gap_closing=self.gap_closing, seconds=self.seconds, threads=self.ctx.threads,
             stabilization=self.loop.stabilization, node_closings=self.closer.tried,
             nodes_enumerated=self.closer.succeeded, node_cuts=self.node_cuts,
+            rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
             tree_estimate=self.final_estimate(status, open_bounds), workers=self.workers_used,
