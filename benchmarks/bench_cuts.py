@@ -3,7 +3,8 @@ rank-1 cuts on four and five rows (:mod:`mipagg.exact.rank1`, Pecin et al.
 2017), same run, same instance (issue 22).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_cuts.py [--quick] [--ks 3,5,10]
-        [--census 100,200,300] [--lognormal 200,300] [--seeds 1] [--configs sr3,sr3+r1]
+        [--census 100,200,300] [--lognormal 200,300] [--seeds 1] [--casc tarragona,census]
+        [--configs sr3,sr3+r1]
         [--rounds 10] [--tail-off 0.02] [--time-limit 600] [--json out.jsonl]
 
 Each configuration runs the root of :class:`~mipagg.exact.bp.BranchAndPrice`
@@ -11,8 +12,10 @@ only: column generation to the LP bound, then its cut rounds (each followed by
 column generation whose pricing pays the cut duals), nothing else (no dive,
 pool MIP, gap closing or tree), one pricing thread.  Instances: Census
 subsets (:func:`mipagg.subsets.subset`, criterion "random", index 0;
-``/work/shared/data/census.csv``, never committed) and
-:func:`mipagg.generators.lognormal` files (11 columns).  Configurations:
+``/work/shared/data/census.csv``, never committed),
+:func:`mipagg.generators.lognormal` files (11 columns) and, with ``--casc``,
+the full Census and Tarragona files started from the committed best-known
+partition of the cell (the same incumbent for every configuration).  Configurations:
 
 * ``sr3``      subset-row cuts (today's default, ``cut_families=("subset_row",)``);
 * ``sr3+r1``   subset-row and rank-1 cuts (:class:`~mipagg.exact.rank1.Rank1Cuts`)
@@ -58,17 +61,19 @@ from mipagg.generators import lognormal  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
 CONFIGS = {"sr3": (SubsetRowCuts,), "sr3+r1": (SubsetRowCuts, Rank1Cuts), "r1": (Rank1Cuts,),
            "sr3+r1+m7": (SubsetRowCuts, partial(Rank1Cuts, (4, 5, 7)))}
 
 
-def root_with_cuts(X, k, families, *, rounds, tail_off, time_limit):
+def root_with_cuts(X, k, families, *, rounds, tail_off, time_limit, initial=None):
     """Root column generation and cut rounds of ``bp`` with the cut family
-    classes ``families`` (the rank-1 family is not registered by name)."""
+    classes ``families`` (classes, so that the 7-row variant can be passed),
+    from the partition ``initial`` when given."""
     st = BPSettings(time_limit=time_limit, threads=1, max_cut_rounds=rounds,
                     tail_off=tail_off, close_gap=False, mip_time=0, dive_time=0)
-    bp = BranchAndPrice(X, k, st)
+    bp = BranchAndPrice(X, k, st, initial=initial)
     bp.cut_families = [cls() for cls in families]
     t0 = time.perf_counter()
     bp.root_column_generation()
@@ -127,14 +132,17 @@ def check(X, k, exhaustive_max):
 
 
 def instances(args):
+    """(name, X, CASC file name or None) per instance."""
+    for data in (d for d in args.casc.split(",") if d):
+        yield data, read_csv(DATA / f"{data}.csv").X, data
     if args.census:
         census = read_csv(DATA / "census.csv")
         for n in (int(v) for v in args.census.split(",")):
-            yield f"census-n{n}-random-0", subset(census, n, "random", 0).X
+            yield f"census-n{n}-random-0", subset(census, n, "random", 0).X, None
     if args.lognormal:
         for n in (int(v) for v in args.lognormal.split(",")):
             for s in (int(v) for v in args.seeds.split(",")):
-                yield f"lognormal-n{n}-seed{s}", lognormal(n, 11, seed=s).X
+                yield f"lognormal-n{n}-seed{s}", lognormal(n, 11, seed=s).X, None
 
 
 def main(argv=None):
@@ -144,6 +152,8 @@ def main(argv=None):
     ap.add_argument("--census", default="100,200,300")
     ap.add_argument("--lognormal", default="300")
     ap.add_argument("--seeds", default="1")
+    ap.add_argument("--casc", default="", help="full CASC files (census,tarragona), each "
+                    "from its committed label file instances/solutions/{data}_k{K}.csv")
     ap.add_argument("--configs", default="sr3,sr3+r1")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--tail-off", type=float, default=0.02)
@@ -157,7 +167,7 @@ def main(argv=None):
     configs = [c for c in args.configs.split(",") if c]
     print(machine())
     if args.check:
-        for name, X in instances(args):
+        for name, X, _ in instances(args):
             for k in (int(v) for v in args.ks.split(",")):
                 r = check(X, k, args.exhaustive_max)
                 print(name, f"k={k}", f"load={os.getloadavg()[0]:.1f}",
@@ -167,13 +177,16 @@ def main(argv=None):
     print("| instance | k | config | LP | after cuts | lift | lift ratio | gap closed % "
           "| cuts (rank-1) | rounds | root s | cuts s | load |")
     print("|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
-    for name, X in instances(args):
+    for name, X, data in instances(args):
         for k in (int(v) for v in args.ks.split(",")):
+            initial = None if data is None else np.loadtxt(
+                ROOT / "instances" / "solutions" / f"{data}_k{k}.csv", skiprows=1, dtype=int)
             runs = {}
             for cfg in configs:
                 load = os.getloadavg()[0]
                 r = root_with_cuts(X, k, CONFIGS[cfg], rounds=args.rounds,
-                                   tail_off=args.tail_off, time_limit=args.time_limit)
+                                   tail_off=args.tail_off, time_limit=args.time_limit,
+                                   initial=initial)
                 r.update(instance=name, k=k, config=cfg, load=load)
                 runs[cfg] = r
             ub = min(r["ub"] for r in runs.values())
