@@ -8,7 +8,7 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
                            [--budget-primal S] [--budget-bound S] [--seed S] [--workers N]
                            [--bp-option KEY=VALUE ...] [--verbose]
     python scripts/casc.py --polish S [--polish-groups G] [--polish-move-time S]
-                           [--polish-seed N] [--cells ...]
+                           [--polish-seed N] [--polish-guide distance|lp] [--cells ...]
     python scripts/casc.py --replay --cells census:3 [--budget-bound S]
     python scripts/casc.py --table-only
 
@@ -41,7 +41,10 @@ and exact neighbourhood search (the rest,
 ``--polish-groups`` groups, default 8, each within ``--polish-move-time``
 seconds, default 30), both with seed ``--polish-seed`` (default 0: a new seed
 visits the groups in another order); steps 3-5 follow.  The bound of the
-cell stays that of its earlier runs.
+cell stays that of its earlier runs.  ``--polish-guide lp`` skips the
+merge-and-resplit step: the sub-problems are groups that ``bp``'s root master
+LP links (:func:`mipagg.exact.guide.lp_affinity`, computed from the label
+file within the budget).
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (its recorded method and options, from the committed label file)
@@ -91,6 +94,9 @@ FALLBACK = [("tsp-mhm", {"tour": "lkh"}), ("mdav-lk-mhm", {}), ("compress", {"c"
 MAX_REPEATS = 10_000
 CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit": "--time-limit",
              "pricing": "--pricing", "gamma": "--gamma", "max_iterations": "--max-iterations"}
+# --polish-guide lp: the root's cut rounds before its LP guides the neighbourhoods (the
+# root gets at most half the polishing budget)
+GUIDE_CUT_ROUNDS, GUIDE_TAIL_OFF = 30, 0.005
 REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
 # polishing steps: step -> (stage method, name in the table, the Python call)
 POLISH = {"local": ("improve local", "local search",
@@ -360,7 +366,9 @@ class Cell:
                  "options": ({} if budget is None else {"time_limit": budget}) | exact_options,
                  "seed": None if step == "local" else seed, "improve": step,
                  "source_stage": source, "command": None,
-                 "note": f"{call} on the partition of "
+                 "note": f"{call}"
+                         f"{' with affinity=lp_affinity(X, k, P).weights' if exact_options.get('guide') else ''}"
+                         f" on the partition of "
                          f"{source_label or f'stage {source}'} (Python only)"}
         if source_label:
             entry["source_label"] = source_label
@@ -371,9 +379,20 @@ class Cell:
             p = merge_split_search(X, partition, k, seed=seed, time_limit=budget).partition
             extra = {}
         else:
-            r = exact_neighbourhood_search(X, partition, k, seed=seed, time_limit=budget,
-                                           **exact_options)
-            p, extra = r.partition, r.summary()
+            options, extra = dict(exact_options), {}
+            if options.pop("guide", None) == "lp":
+                from mipagg.exact.guide import lp_affinity
+
+                guide = lp_affinity(X, k, partition, max_cut_rounds=GUIDE_CUT_ROUNDS,
+                                    tail_off=GUIDE_TAIL_OFF,
+                                    time_limit=None if budget is None else budget / 2)
+                options["affinity"], extra = guide.weights, guide.summary()
+                log(f"  LP guide: bound {guide.bound}, {guide.fractional} fractional "
+                    f"clusters, {guide.seconds:.1f} s")
+            left = None if budget is None else max(1.0, budget - (time.perf_counter() - t0))
+            r = exact_neighbourhood_search(X, partition, k, seed=seed, time_limit=left,
+                                           **options)
+            p, extra = r.partition, {**extra, **r.summary()}
         entry["wall_seconds"] = time.perf_counter() - t0
         entry["result"] = {"sse": float(p.sse()), "il": float(p.il()),
                            "sse_before_improve": float(partition.sse()), **extra}
@@ -520,6 +539,7 @@ def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: d
                        "polish_groups": args.polish_groups,
                        "polish_move_time": args.polish_move_time,
                        "polish_seed": args.polish_seed,
+                       "polish_guide": args.polish_guide,
                        "workers": args.workers, "bp_options": args.bp_options},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
@@ -555,11 +575,17 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     origin = stage_label(producer[1], producer[0]["stages"]) if producer else "label file"
     t0 = time.perf_counter()
     start = mipagg.Partition(committed[0], cell.inst.X)
-    mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
-                      source_label=origin, seed=args.polish_seed)
-    cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
-                exact_options={"groups": args.polish_groups, "move_time": args.polish_move_time},
-                seed=args.polish_seed)
+    exact_options = {"groups": args.polish_groups, "move_time": args.polish_move_time}
+    if args.polish_guide == "lp":
+        # the root LP's record-pair weights replace the merge-split step
+        exact_options["guide"] = "lp"
+        cell.polish(start, None, "exact", budget=args.polish, source_label=origin,
+                    exact_options=exact_options, seed=args.polish_seed)
+    else:
+        mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
+                          source_label=origin, seed=args.polish_seed)
+        cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
+                    exact_options=exact_options, seed=args.polish_seed)
     primal = {"method": "polish", "fallback": False, "from": rel(label_path),
               "from_sha256": sha, "from_il": committed[1]["il"],
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
@@ -1000,6 +1026,11 @@ def main(argv=None) -> int:
                          "(each group with its G - 1 nearest; default 8)")
     ap.add_argument("--polish-move-time", type=float, default=30.0, metavar="SECONDS",
                     help="--polish: time limit of each sub-problem (default 30)")
+    ap.add_argument("--polish-guide", choices=("distance", "lp"), default="distance",
+                    help="--polish: sub-problems of nearest groups after merge-split search "
+                         "(distance, the default), or of the groups that bp's root master LP "
+                         "links (lp: mipagg.exact.guide.lp_affinity from the committed "
+                         "partition, its time counted in the budget, no merge-split step)")
     ap.add_argument("--polish-seed", type=int, default=0, metavar="N",
                     help="--polish: seed of both searches (the order in which groups are "
                          "visited; default 0)")
