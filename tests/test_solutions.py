@@ -150,6 +150,27 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     assert row["label_sha256"] == sha and abs(float(row["il"]) - after) <= 1e-6
 
 
+def test_casc_polish_guided_by_the_lp_on_a_copy(tmp_path):
+    """``--polish-guide lp``: one exact stage whose sub-problems the root LP
+    chooses (its summary recorded), no merge-split step, never a worse file."""
+    data_path, label, out, sol = _census_k3_copy(tmp_path)
+    before = _il(data_path, _read_labels(label), 3)
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                           "--polish", "8", "--polish-groups", "6", "--polish-move-time", "5",
+                           "--polish-guide", "lp", "--cells", "census:3", "--out", str(out),
+                           "--solutions", str(sol)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _il(data_path, _read_labels(sol / "census_k3.csv"), 3) <= before + 1e-9
+    run = json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"][-1]
+    assert [st["method"] for st in run["stages"]] == ["improve exact"]
+    stage = run["stages"][0]
+    assert stage["options"]["guide"] == "lp" and run["parameters"]["polish_guide"] == "lp"
+    # (the root may be stopped by its 4-s share before a first LP under load)
+    assert stage["result"]["lp_support"] >= stage["result"]["lp_fractional"] >= 0
+    assert "lp_affinity" in stage["note"]
+
+
 def _replay(tmp_path, edit=None):
     """``scripts/casc.py --replay`` of census k = 3 with a 3-s budget on a copy
     of the record and label file; ``edit`` may change the copied record first.
