@@ -63,6 +63,9 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="post-process the partition")
     run.add_argument("--improve-time", type=float,
                      help="time limit of --improve (seconds; '--improve exact': default 300)")
+    run.add_argument("--improve-guide", choices=["distance", "lp"],
+                     help="'--improve exact': sub-problems of nearest groups (distance, the "
+                     "default) or of the groups bp's root master LP links (lp)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
     run.add_argument("--solver", help="MIP solver (integer master, ILP pricing, exact tour) through "
@@ -141,6 +144,8 @@ def _cmd_run(args) -> int:
 
     if args.improve_time is not None and args.improve is None:
         raise ParameterError("--improve-time needs --improve (local, rcs or exact)")
+    if args.improve_guide is not None and args.improve != "exact":
+        raise ParameterError("--improve-guide needs --improve exact")
     if args.seed is not None and args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     for flag, value in (("--time-limit", args.time_limit), ("--improve-time", args.improve_time)):
@@ -158,8 +163,9 @@ def _cmd_run(args) -> int:
 
         initial = read_labels(args.initial)
     options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
-    improve_options = ({"time_limit": args.improve_time}
-                       if args.improve_time is not None else None)
+    improve_options = {name: value for name, value in (("time_limit", args.improve_time),
+                                                       ("guide", args.improve_guide))
+                       if value is not None} or None
     result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
                             improve_options=improve_options, verbose=not args.quiet,
                             initial=initial, solver=args.solver, **options)

@@ -97,3 +97,27 @@ def test_bad_affinity_is_refused_before_any_work():
     for bad in (np.zeros((5, 5)), -np.ones((6, 6)), np.full((6, 6), np.nan)):
         with pytest.raises(ParameterError, match="affinity"):
             exact_neighbourhood_search(X, P, 3, affinity=bad)
+
+
+def test_command_line_improve_guide(capsys):
+    """``--improve exact --improve-guide lp`` runs the guided search from MDAV
+    (recorded in the options, never worse than MDAV); the flag needs
+    ``--improve exact``; a bad guide is refused through the API."""
+    import json
+    from pathlib import Path
+
+    from mipagg.cli import main
+    from mipagg.improve import improve_partition
+
+    data = str(Path(__file__).resolve().parents[2] / "instances" / "simu_n200_seed1.csv")
+    run = ["run", data, "-k", "3", "--method", "mdav", "--json", "--quiet"]
+    assert main(run + ["--improve", "exact", "--improve-guide", "lp",
+                       "--improve-time", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["improve_options"] == {"time_limit": 20.0, "guide": "lp"}
+    assert out["sse"] <= out["sse_before_improve"] + 1e-9
+    assert main(run + ["--improve-guide", "lp"]) == 2
+    assert "--improve-guide needs --improve exact" in capsys.readouterr().err
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ParameterError, match="guide"):
+        improve_partition(X, mdav(X, 3), 3, how="exact", guide="nearest")
