@@ -362,13 +362,14 @@ class Cell:
         X, k = self.inst.X, self.k
         method, _, call = POLISH[step]
         exact_options = dict(exact_options or {}) if step == "exact" else {}
+        if exact_options.get("guide") == "lp":
+            call += (f" with affinity=mipagg.exact.guide.lp_affinity(X, k, P, max_cut_rounds="
+                     f"{GUIDE_CUT_ROUNDS}, tail_off={GUIDE_TAIL_OFF}, time_limit=T/2).weights")
         entry = {"stage": len(self.stages), "role": "polish", "method": method,
                  "options": ({} if budget is None else {"time_limit": budget}) | exact_options,
                  "seed": None if step == "local" else seed, "improve": step,
                  "source_stage": source, "command": None,
-                 "note": f"{call}"
-                         f"{' with affinity=lp_affinity(X, k, P).weights' if exact_options.get('guide') else ''}"
-                         f" on the partition of "
+                 "note": f"{call} on the partition of "
                          f"{source_label or f'stage {source}'} (Python only)"}
         if source_label:
             entry["source_label"] = source_label

@@ -165,7 +165,7 @@ def _affine_groups(W, lab: np.ndarray, ids: np.ndarray, C: np.ndarray, g: int,
     return np.sort(ids[chosen])
 
 
-def _linked(W, lab: np.ndarray) -> list:
+def _linked(W, lab: np.ndarray) -> set:
     """Groups holding a record with weight to a record of another group."""
     from scipy import sparse
 
