@@ -695,7 +695,8 @@ def stage_label(stage: dict, stages: list[dict]) -> str:
         src = stage.get("source_stage")
         base = stage_label(stages[src], stages) if src is not None else stage["source_label"]
         name = next(name for method, name, _ in POLISH.values() if method == stage["method"])
-        return f"{base} + {name}"
+        guided = (stage.get("options") or {}).get("guide") == "lp"
+        return f"{base} + {'LP-guided ' if guided else ''}{name}"
     opts = {k: v for k, v in (stage.get("options") or {}).items()
             if k not in ("time_limit", "initial")}
     text = stage["method"] + (" " + ",".join(f"{k}={v}" for k, v in opts.items()) if opts
