@@ -26,8 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -41,6 +43,14 @@ from mipagg.generators import lognormal  # noqa: E402
 from mipagg.heuristics.mdav import mdav  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def _commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def instances(a):
@@ -106,7 +116,8 @@ def main(argv=None):
         if a.json:
             with open(a.json, "a") as fh:
                 fh.write(json.dumps({
-                    "instance": name, "k": k, "start": a.start, "start_sse": start.sse(),
+                    "command": " ".join(["python"] + sys.argv), "mipagg": version("mipagg"),
+                    "git_commit": _commit(), "instance": name, "k": k, "start": a.start, "start_sse": start.sse(),
                     "groups": a.groups, "move_time": a.move_time, "budget": a.budget,
                     "seed": a.seed, "load": load, **g.summary(),
                     "distance": {"sse": near.partition.sse(), "seconds": t_near,
