@@ -281,7 +281,7 @@ def _shuffle_event(G: _Groups, k: int, rng) -> float:
 
 # how="exact" is a plug-in of the exact layer, loaded by name: the exact methods use
 # this module's local search, so importing them here would make an import cycle
-EXACT_IMPROVER = "mipagg.exact.neighbourhood:exact_neighbourhoods"
+EXACT_IMPROVER = "mipagg.exact.guide:exact_neighbourhoods"
 EXACT_OPTIONS_CHECK = "mipagg.exact.neighbourhood:check_options"
 
 
@@ -323,7 +323,7 @@ def improve_partition(X: np.ndarray, partition, k: int, *, how: str = "local", s
     2k or more records are split, seed 001 Proposition 2.2), then
     ``how="local"`` (:func:`local_search`, deterministic, ``seed`` ignored),
     ``how="rcs"`` (:func:`random_cluster_shuffling`, seed 003 Algorithm 4) or
-    ``how="exact"`` (:func:`~mipagg.exact.neighbourhood.exact_neighbourhoods`,
+    ``how="exact"`` (:func:`~mipagg.exact.guide.exact_neighbourhoods`,
     progress lines on stderr under ``verbose``); groups the improvement grew to 2k or more are split
     again at the end.  ``params`` go to the chosen function.  The result is
     k-feasible, has no group of 2k or more records, and SSE ≤ the input's.

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-__all__ = ["lp_affinity", "LPAffinity"]
+from ..partition import Partition
+from .neighbourhood import check_options, exact_neighbourhood_search
+
+__all__ = ["lp_affinity", "LPAffinity", "pair_weights_of", "exact_neighbourhoods"]
 
 
 @dataclass
@@ -94,3 +97,27 @@ def lp_affinity(X, k: int, partition, *, time_limit: float | None = None,
     return LPAffinity(W, float(bp.root_cut_bound) if converged else None,
                       int((x > 1e-9).sum()), int(((x > 1e-9) & (x < 1 - 1e-9)).sum()),
                       time.perf_counter() - t0)
+
+
+def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
+                         move_time: float | None = 30.0, time_limit: float | None = 300.0,
+                         guide: str = "distance", seed=None, verbose: bool = False) -> Partition:
+    """``how="exact"`` of :func:`mipagg.improve.improve_partition`:
+    :func:`~mipagg.exact.neighbourhood.exact_neighbourhood_search` (POPMUSIC,
+    Taillard & Voss 2002, with ``bp`` sub-problems) for at most ``time_limit``
+    seconds (default 5 minutes); returns its partition.  ``guide="lp"``:
+    sub-problems from the weights of :func:`lp_affinity`, which gets at most
+    half of ``time_limit`` (the search gets the rest).  Here rather than in
+    :mod:`~mipagg.exact.neighbourhood`, which ``bp`` imports."""
+    check_options(groups, move_time, time_limit, guide=guide)
+    affinity = None
+    if guide == "lp":
+        t0 = time.perf_counter()
+        affinity = lp_affinity(X, k, partition,
+                               time_limit=None if time_limit is None else time_limit / 2,
+                               verbose=verbose).weights
+        if time_limit is not None:
+            time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
+    return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
+                                      time_limit=time_limit, seed=seed, affinity=affinity,
+                                      verbose=verbose).partition

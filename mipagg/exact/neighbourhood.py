@@ -46,7 +46,7 @@ from ..progress import Progress
 from ..status import Status, StatusResult
 from ..validation import as_rows, check_k
 
-__all__ = ["exact_neighbourhood_search", "exact_neighbourhoods", "NeighbourhoodResult",
+__all__ = ["exact_neighbourhood_search", "NeighbourhoodResult",
            "check_options"]
 
 
@@ -270,28 +270,3 @@ def exact_neighbourhood_search(X: np.ndarray, partition, k: int, *, groups: int 
     progress.done(solved=solved, improved=improved, sse=out.sse(), converged=converged)
     return NeighbourhoodResult(out, solved, improved, unproven, converged, timed_out,
                                time.perf_counter() - t0, history, status)
-
-
-def exact_neighbourhoods(X: np.ndarray, partition, k: int, *, groups: int = 8,
-                         move_time: float | None = 30.0, time_limit: float | None = 300.0,
-                         guide: str = "distance", seed=None, verbose: bool = False) -> Partition:
-    """``how="exact"`` of :func:`mipagg.improve.improve_partition`:
-    :func:`exact_neighbourhood_search` (POPMUSIC, Taillard & Voss 2002, with
-    ``bp`` sub-problems) for at most ``time_limit`` seconds (default 5
-    minutes); returns its partition.  ``guide="lp"``: sub-problems from the
-    weights of ``bp``'s root master LP (:func:`mipagg.exact.guide.lp_affinity`,
-    given at most half of ``time_limit``; the search gets the rest)."""
-    check_options(groups, move_time, time_limit, guide=guide)
-    affinity = None
-    if guide == "lp":
-        from .guide import lp_affinity
-
-        t0 = time.perf_counter()
-        affinity = lp_affinity(X, k, partition,
-                               time_limit=None if time_limit is None else time_limit / 2,
-                               verbose=verbose).weights
-        if time_limit is not None:
-            time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
-    return exact_neighbourhood_search(X, partition, k, groups=groups, move_time=move_time,
-                                      time_limit=time_limit, seed=seed, affinity=affinity,
-                                      verbose=verbose).partition
