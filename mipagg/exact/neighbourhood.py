@@ -113,17 +113,12 @@ def check_options(groups=8, move_time=None, time_limit=None, max_solves=None, th
 
 
 def _check_affinity(W, n: int):
-    """``W`` as a float array or scipy sparse matrix of shape (n, n) with
-    finite, non-negative entries; ParameterError otherwise."""
+    """``W`` (an array or scipy sparse matrix of shape (n, n) with finite,
+    non-negative entries) as a CSR matrix; ParameterError otherwise."""
     from scipy import sparse
 
-    if sparse.issparse(W):
-        W = sparse.csr_matrix(W, dtype=float)
-        vals = W.data
-    else:
-        W = np.asarray(W, dtype=float)
-        vals = W
-    if W.shape != (n, n) or not np.all(np.isfinite(vals)) or (vals < 0).any():
+    W = sparse.csr_matrix(W, dtype=float)
+    if W.shape != (n, n) or not np.all(np.isfinite(W.data)) or (W.data < 0).any():
         raise ParameterError(f"affinity must be a ({n}, {n}) matrix of finite, non-negative "
                              f"weights, got shape {W.shape}")
     return W
@@ -140,8 +135,8 @@ def _centroids(X: np.ndarray, lab: np.ndarray, ids: np.ndarray) -> np.ndarray:
 def _affine_groups(W, lab: np.ndarray, ids: np.ndarray, C: np.ndarray, g: int,
                    groups: int) -> np.ndarray:
     """The seed ``g`` and, one at a time, the group of ``ids`` with the largest
-    total weight to those chosen (group weights ``Sᵀ W S`` from the record-pair
-    weights ``W``), the nearest centroid to the seed's once none has any."""
+    total weight to those chosen (group weights ``Sᵀ W S`` from the CSR
+    record-pair weights ``W``), the nearest centroid to the seed's once none has any."""
     from scipy import sparse
 
     from ..refine import nearest_groups
@@ -149,16 +144,20 @@ def _affine_groups(W, lab: np.ndarray, ids: np.ndarray, C: np.ndarray, g: int,
     dense = np.searchsorted(ids, lab)
     S = sparse.csr_matrix((np.ones(lab.size), (np.arange(lab.size), dense)),
                           shape=(lab.size, ids.size))
-    G = np.asarray((S.T @ (W @ S)).todense()) if sparse.issparse(W) else S.T @ (W @ S)
-    G = np.asarray(G, dtype=float)
+    G = (S.T @ W @ S).toarray()
     gi = int(np.searchsorted(ids, g))
-    order = np.searchsorted(ids, nearest_groups(C, ids, C[gi], ids.size))
+    order = None                                   # groups by centroid distance, when needed
     chosen, score = [gi], G[gi].copy()
     free = np.ones(ids.size, dtype=bool)
     free[gi] = False
     while len(chosen) < min(groups, ids.size):
         cand = np.flatnonzero(free & (score > 0))
-        j = int(cand[np.argmax(score[cand])]) if cand.size else int(order[free[order]][0])
+        if cand.size:
+            j = int(cand[np.argmax(score[cand])])
+        else:
+            if order is None:
+                order = np.searchsorted(ids, nearest_groups(C, ids, C[gi], ids.size))
+            j = int(order[free[order]][0])
         chosen.append(j)
         free[j] = False
         score += G[j]
@@ -166,10 +165,8 @@ def _affine_groups(W, lab: np.ndarray, ids: np.ndarray, C: np.ndarray, g: int,
 
 
 def _linked(W, lab: np.ndarray) -> set:
-    """Groups holding a record with weight to a record of another group."""
-    from scipy import sparse
-
-    rows, cols = (W.nonzero() if sparse.issparse(W) else np.nonzero(W))
+    """Groups holding a record with weight to a record of another group (CSR ``W``)."""
+    rows, cols = W.nonzero()
     cross = lab[rows] != lab[cols]
     return set(lab[rows[cross]].tolist())
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from _bruteforce import optimal_partition
 from hypothesis import given, settings, strategies as st
+from scipy import sparse
 from test_improve import partitions
 
 from mipagg.errors import ParameterError
@@ -25,11 +26,11 @@ def test_affine_groups_follow_the_weights_then_the_centroids():
     W[5, 6] = W[6, 5] = 0.2
     ids = np.arange(4)
     C = np.array([X[lab == g].mean(axis=0) for g in ids])
-    assert _affine_groups(W, lab, ids, C, 0, 2).tolist() == [0, 2]
-    assert _affine_groups(W, lab, ids, C, 0, 3).tolist() == [0, 2, 3]   # 3 via 2
+    assert _affine_groups(sparse.csr_matrix(W), lab, ids, C, 0, 2).tolist() == [0, 2]
+    assert _affine_groups(sparse.csr_matrix(W), lab, ids, C, 0, 3).tolist() == [0, 2, 3]   # 3 via 2
     # nothing left with weight: the group nearest the seed's centroid
-    assert _affine_groups(W, lab, ids, C, 0, 4).tolist() == [0, 1, 2, 3]
-    assert _affine_groups(np.zeros((8, 8)), lab, ids, C, 3, 2).tolist() == [2, 3]
+    assert _affine_groups(sparse.csr_matrix(W), lab, ids, C, 0, 4).tolist() == [0, 1, 2, 3]
+    assert _affine_groups(sparse.csr_matrix((8, 8)), lab, ids, C, 3, 2).tolist() == [2, 3]
 
 
 @settings(max_examples=15, deadline=None)
