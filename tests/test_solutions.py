@@ -190,8 +190,14 @@ def _replay(tmp_path, edit=None):
     return proc, json.loads((out / "casc_runs" / "census_k3.json").read_text()), record
 
 
+def _without_proofs(record):
+    """The record without its proven runs (census k = 3 is proven since
+    2026-11-27): the replay then reruns a time-limited bound stage."""
+    record["runs"] = [r for r in record["runs"] if r.get("bound", {}).get("status") != "optimal"]
+
+
 def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
-    proc, after, before = _replay(tmp_path)
+    proc, after, before = _replay(tmp_path, _without_proofs)
     assert proc.returncode == 0, proc.stderr[-2000:]
     best = max((r for r in before["runs"] if r["bound"].get("lower_bound") is not None),
                key=lambda r: r["bound"]["lower_bound"])
@@ -210,6 +216,7 @@ def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
 
 def test_casc_replay_exits_1_when_a_recorded_proof_is_not_reproduced(tmp_path):
     def claim_a_proof(record):
+        _without_proofs(record)
         best = max((r for r in record["runs"] if r["bound"].get("lower_bound") is not None),
                    key=lambda r: r["bound"]["lower_bound"])
         best["bound"]["status"] = "optimal"
