@@ -36,6 +36,12 @@ METHOD_OPTIONS = {
                   "optimum)"),
     "--scheduler": ("scheduler", str, "bp: solve the tree's nodes on a Dask cluster: its "
                     "scheduler's address, or 'local'"),
+    "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
+                     "stops (and every --checkpoint-every seconds), to resume it later"),
+    "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "
+                           "(default 600)"),
+    "--resume": ("resume", str, "bp: go on with the tree of this checkpoint (same data and "
+                 "k) instead of solving the root again"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"
                "2opt|oropt|lkh|exact"),
     "--c": ("c", int, "compression factor for the compress method"),
@@ -155,8 +161,9 @@ def _cmd_run(args) -> int:
     inst = read_csv(args.data, columns=_columns(args.columns), header=not args.no_header)
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.
-    targets = check_outputs({"--labels": args.labels, "--output": args.output},
-                            inputs=[args.data, args.initial])
+    targets = check_outputs({"--labels": args.labels, "--output": args.output,
+                             "--checkpoint": args.checkpoint},
+                            inputs=[args.data, args.initial, args.resume])
     initial = None
     if args.initial is not None:   # --initial LABELS (issue 23)
         from .verify import read_labels

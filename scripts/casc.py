@@ -625,6 +625,7 @@ def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
             f"(sha256 {recorded_sha[:12]}…) than {rel(label_path)}; the replay starts "
             "from the file")
     options = {**stage["options"], "initial": committed[0]}
+    options.pop("checkpoint", None)     # a replay writes no file (a resumed stage reads its own)
     if args.replay_budget is not None:
         options["time_limit"] = args.replay_budget
     started, load_start = datetime.now(timezone.utc), list(os.getloadavg())
@@ -879,7 +880,9 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "replayed status, bound and tree size to the record's `replays`. A recorded "
             "proof (`optimal`) must come out `optimal` with the same SSE, or the command "
             "exits 1; a time-limited bound depends on the machine and its load, so a replay "
-            "reports whether it reached the recorded bound. Label files are never written.",
+            "reports whether it reached the recorded bound. Label files are never written, "
+            "nor tree checkpoints; a bound stage that resumed a tree (`--bp-option "
+            "resume=FILE`, a checkpoint under `docs/results/trees/`) resumes it again.",
             ""]
     out += ["## What the bound certifies", "",
             "The certified bound LB is a lower bound on the SSE of *every* k-partition of "

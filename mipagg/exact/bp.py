@@ -44,6 +44,7 @@ singleton columns), so the branching is complete.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -51,7 +52,7 @@ import numpy as np
 from ..partition import Partition
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
-from . import nodecuts
+from . import checkpoint as checkpoints, nodecuts
 from .bounds import gap, neighbour_bound
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .cuts import rank1
@@ -107,7 +108,8 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation")
+            "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
+            "resumed_nodes", "checkpoint")
 
 
 @dataclass
@@ -162,6 +164,8 @@ class BranchAndPriceResult:
     neighbourhood_solves: int = 0   # sub-problems of the neighbourhood phase
     closing_bound: float | None = None  # certified by root gap closing (with_closing_bound)
     aggregation: dict | None = None  # the root's aggregated phase (mipagg.exact.aggregation)
+    resumed_nodes: int = 0          # nodes of the checkpoint this run resumed (mipagg.exact.checkpoint)
+    checkpoint: str | None = None   # the checkpoint this run wrote last, or None
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -219,7 +223,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
                      branching="fractional", node_cut_rounds=0, cut_families=("subset_row",),
-                     tree_mip=None, reclose_root=False, workers=1, scheduler=None, settings=None,
+                     tree_mip=None, reclose_root=False, workers=1, scheduler=None,
+                     checkpoint=None, checkpoint_every=600.0, resume=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -295,6 +300,15 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     scheduler : solve them on a Dask cluster instead: a scheduler's address,
         "local" (a ``LocalCluster`` of ``workers`` processes) or a
         ``distributed.Client``.
+    checkpoint : write the tree's state to this file (:mod:`mipagg.exact.checkpoint`)
+        when the tree stops, and every ``checkpoint_every`` seconds between
+        nodes of a serial tree; checked before any work (never the
+        ``resume`` file).  Nothing is written when the root did not finish.
+    resume : a checkpoint of this data and k: skip the root phases and go on
+        with its open nodes, column pool, cuts, pair fixing and incumbent
+        (the other options may differ; counts such as ``nodes`` continue, so
+        ``node_limit`` counts the resumed nodes too; ``resumed_nodes`` says
+        where the run started).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once, and the branching rule
         and node selection by name; keyword options that differ from their
@@ -324,7 +338,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
-        reclose_root=reclose_root, workers=workers, scheduler=scheduler))
+        reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every, resume=resume))
     return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
@@ -341,6 +356,7 @@ class BranchAndPrice(ColumnGeneration):
     settings: BPSettings
 
     def __init__(self, X, k, settings: BPSettings, *, initial=None, verbose=False):
+        self.resume_from = checkpoints.prepare(X, k, settings)     # before any work
         super().__init__(X, k, settings, initial=initial, verbose=verbose)
         st, limit = settings, settings.time_limit
         self.stop.node_limit = st.node_limit
@@ -380,6 +396,10 @@ class BranchAndPrice(ColumnGeneration):
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
         self.proven = False             # root gap closing proved the incumbent in the tree
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
+        self.tree_started = False       # the open nodes cover the problem (checkpoint.valid_open)
+        self.resumed_nodes = 0
+        self.checkpoint_written: str | None = None
+        self.checkpoint_at = time.perf_counter()
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -712,18 +732,55 @@ class BranchAndPrice(ColumnGeneration):
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
-        if self.tree_status is None and root.solution is not None \
-                and not self.prune(self.root_bound):
-            self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
+        if self.tree_status is None and root.solution is not None:
+            self.tree_started = True
+            if not self.prune(self.root_bound):
+                self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
+        self.search_tree(t0)
+
+    def search_tree(self, t0: float) -> None:
+        """The tree after the root (or from a checkpoint): the open nodes on
+        the workers or here, a checkpoint every ``checkpoint_every`` seconds
+        between serial nodes and one at the end."""
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
             self.process(node)
             self.reclose_root()
+            if time.perf_counter() - self.checkpoint_at >= self.settings.checkpoint_every:
+                self.save_checkpoint()
         self.master.set_allowed(None)
         self.allowed = None
         self.seconds["tree"] = time.perf_counter() - t0
         self.rounder.finish()
+        self.save_checkpoint(final=True)
+
+    def save_checkpoint(self, final: bool = False) -> None:
+        """The tree's state to the ``checkpoint`` file, when one is asked for
+        and the open nodes cover the problem (:mod:`mipagg.exact.checkpoint`);
+        the ``final`` call warns when none could be written."""
+        self.checkpoint_at = time.perf_counter()
+        path = self.settings.checkpoint
+        if path is None:
+            return
+        if not checkpoints.valid_open(self):
+            if final:
+                warnings.warn(f"no checkpoint written to {path}: the root did not finish "
+                              "before the limit", RuntimeWarning, stacklevel=2)
+            return
+        t0 = self.checkpoint_at
+        self.checkpoint_written = str(checkpoints.save(self, path))
+        self.checkpoint_at = time.perf_counter()
+        self.seconds["checkpoint"] = self.seconds.get("checkpoint", 0.0) + self.checkpoint_at - t0
+
+    def resume_tree(self) -> None:
+        """The tree from the checkpoint ``resume`` (:func:`~mipagg.exact.checkpoint.restore`)."""
+        t0 = time.perf_counter()
+        self.closer = _NodeClosing(self.settings.node_close_max_columns, 0.0)
+        checkpoints.restore(self, self.resume_from)
+        self.tree_started = True
+        self.report_progress()
+        self.search_tree(t0)
 
     def next_node(self) -> Node | None:
         """The next open node below the cutoff, taken off the queue; None when
@@ -903,6 +960,7 @@ class BranchAndPrice(ColumnGeneration):
             neighbourhood_solves=self.neighbourhood_solves,
             aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
+            resumed_nodes=self.resumed_nodes, checkpoint=self.checkpoint_written,
             **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:
@@ -921,6 +979,9 @@ class BranchAndPrice(ColumnGeneration):
                 "candidate_pairs": len(fixer.pairs), "fixed": fixer.root_pairs()}
 
     def run(self) -> BranchAndPriceResult:  # type: ignore[override]  # richer result
+        if self.resume_from is not None:
+            self.resume_tree()
+            return self.result()
         self.root_column_generation()
         self.cut_rounds()
         self.fix_pairs()

@@ -143,7 +143,8 @@ def snapshot(tree) -> Snapshot:
         threads = 1 if st.scheduler is not None else max(1, default_threads() // st.workers)
     # the time limit stays (the budgets derived from it are the serial tree's);
     # each task brings its own deadline
-    worker = st.replace(node_limit=None, workers=1, scheduler=None, threads=threads)
+    worker = st.replace(node_limit=None, workers=1, scheduler=None, threads=threads,
+                        checkpoint=None, resume=None)
     return Snapshot(uuid.uuid4().hex, type(tree), tree.X, tree.k, worker,
                     tree.rounder.best.labels.copy(), list(tree.master.columns),
                     list(tree.master.cuts), None if tree.fixer is None else tree.fixer.state(),

@@ -28,6 +28,7 @@ mipagg.errors.ParameterError: alpha must be in [0, 1) or 'auto', got 1.0
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import tomllib
 from dataclasses import dataclass
@@ -312,6 +313,9 @@ class BPSettings(_Loadable):
     reclose_root: bool = False
     workers: int = 1
     scheduler: object = None
+    checkpoint: str | None = None
+    checkpoint_every: float = 600.0
+    resume: str | None = None
 
     def __post_init__(self):
         from .rules import (
@@ -369,6 +373,14 @@ class BPSettings(_Loadable):
         if unknown:
             raise ParameterError(f"cut_families must be names of {sorted(CUT_FAMILIES)}, "
                                  f"got {unknown}")
+        for name in ("checkpoint", "resume"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (str, os.PathLike)) and str(v).strip()):
+                raise ParameterError(f"{name} must be a file path, got {v!r}")
+            setattr(self, name, None if v is None else os.fspath(v))
+        _seconds("checkpoint_every", self.checkpoint_every)
+        if self.checkpoint_every is None:
+            raise ParameterError("checkpoint_every must be positive, got None")
 
     def loop(self, n: int, k: int) -> LoopSettings:
         """Every node's loop options: auto pricing with the Lagrangian bound."""

@@ -1,0 +1,263 @@
+"""Checkpoints of the ``bp`` tree: save a tree's state, resume it in a later
+run (``branch_and_price(..., checkpoint=PATH)`` / ``resume=PATH``; issue 22:
+a proof on the CASC files needs more than one session).
+
+A checkpoint holds what the tree needs to go on: the open nodes (bound,
+depth, together and apart pairs), the column pool, the cuts, the root's pair
+fixing, the incumbent's labels, the root's bounds and the counts so far.  It
+is a NumPy ``.npz`` file of plain arrays plus one JSON string (read with
+``allow_pickle=False``: loading runs no code), written to a temporary file
+and renamed, so a run killed while writing leaves the previous checkpoint.
+It holds record indices only, never data, and a fingerprint of the
+standardized data and k that :func:`restore` checks.
+
+Resuming is sound because every open node's bound was certified by its
+parent's column generation and holds for the node's subtree; the columns
+are clusters and the cuts valid inequalities of the set-partitioning
+polytope, so neither restricts the problem; the root's fixed pairs were
+fixed against an incumbent no better than the one restored (pair fixing is
+refreshed as the incumbent improves).  So the least bound of the open nodes
+is a certified bound of the whole problem, and the resumed tree explores
+exactly the part the first run left.  The resumed run may use other
+options (time limit, branching rule, workers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ..partition import Partition
+from .cuts import Rank1Cut, rank1
+from .fixing import PairFixing
+from .node import NodeResult, StopState
+from .rules import Node
+
+__all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
+           "valid_open"]
+
+FORMAT = 1
+# counts carried from run to run (cumulative over the runs of one tree)
+_COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
+           "dive_steps", "neighbourhood_solves")
+_BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
+
+
+def fingerprint(X, k: int) -> str:
+    """SHA-256 of the standardized data (shape and float64 bytes) and k."""
+    A = np.ascontiguousarray(X, dtype=np.float64)
+    h = hashlib.sha256(f"{A.shape[0]}x{A.shape[1]} k={int(k)}\n".encode())
+    h.update(A.tobytes())
+    return h.hexdigest()
+
+
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint (:func:`load`): ``meta`` (format, version,
+    fingerprint, n, k, counts, bounds, node-closing threshold, the options
+    of the run that wrote it), the root's ``root_stop`` (its certified
+    bound and duals), the incumbent's ``labels``, ``columns``,
+    ``cuts`` (:class:`~mipagg.exact.cuts.Rank1Cut`), the open ``nodes``
+    and the root fixing (``fixed`` mask, pair bounds and their L, or None)."""
+
+    meta: dict
+    root_stop: StopState
+    labels: np.ndarray
+    columns: list
+    cuts: list
+    nodes: list
+    fixed: np.ndarray | None
+    fix_bounds: np.ndarray | None
+
+    @property
+    def lower_bound(self) -> float | None:
+        """The certified bound the checkpoint holds: the least open bound
+        (None when no node is open: the tree was closed)."""
+        return min((nd.bound for nd in self.nodes), default=None)
+
+
+def _ragged(seqs, dtype=np.int64):
+    """(flat, offsets) of a list of sequences."""
+    lengths = np.array([len(s) for s in seqs], dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    flat = np.array([v for s in seqs for v in s], dtype=dtype)
+    return flat, ptr
+
+
+def _unragged(flat, ptr) -> list:
+    return [flat[ptr[i]:ptr[i + 1]] for i in range(ptr.size - 1)]
+
+
+def _open_nodes(tree) -> list:
+    """The tree's open nodes, taken off its queue and put back (the node
+    selection protocol has push/pop only)."""
+    nodes = [tree.open.pop() for _ in range(len(tree.open))]
+    for nd in nodes:
+        tree.open.push(nd)
+    return nodes
+
+
+def _finite(v) -> float | None:
+    return None if v is None or not np.isfinite(v) else float(v)
+
+
+def save(tree, path) -> Path:
+    """Write ``tree``'s state (a :class:`~mipagg.exact.bp.BranchAndPrice`
+    between nodes, see :func:`valid_open`) to ``path``; returns the path."""
+    from .. import __version__
+
+    path = Path(path)
+    nodes = _open_nodes(tree)
+    cuts = [rank1(c) for c in tree.master.cuts]
+    col_flat, col_ptr = _ragged([np.asarray(c) for c in tree.master.columns])
+    cut_rows, cut_ptr = _ragged([c.rows for c in cuts])
+    cut_nums, _ = _ragged([c.nums for c in cuts])
+    tog, tog_ptr = _ragged([np.ravel(nd.together) for nd in nodes])
+    apart, apart_ptr = _ragged([np.ravel(nd.apart) for nd in nodes])
+    fixer, closer, stop = tree.fixer, tree.closer, tree.root.stop
+    root_fix = None if fixer is None else fixer.state()[1]
+    meta = {"format": FORMAT, "version": __version__, "fingerprint": fingerprint(tree.X, tree.k),
+            "n": int(tree.n), "k": int(tree.k), "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                        time.gmtime()),
+            "incumbent_sse": float(tree.rounder.best_sse),
+            "counts": {c: int(getattr(tree, c)) for c in _COUNTS},
+            "bounds": {b: _finite(getattr(tree, b)) for b in _BOUNDS},
+            "gap_closing": tree.gap_closing,
+            "root_stop": {"reason": stop.reason, "bound": _finite(stop.bound),
+                          "bound_source": stop.bound_source},
+            "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
+                       "succeeded": closer.succeeded},
+            "fixing": None if fixer is None else {
+                "node_fixed": int(fixer.node_fixed),
+                "L": None if root_fix is None else float(root_fix[1])},
+            "settings": {k: v for k, v in tree.settings.as_dict().items()
+                         if isinstance(v, (int, float, str, bool, list, tuple, type(None)))}}
+    arrays = dict(
+        meta=np.array(json.dumps(meta)), labels=np.asarray(tree.rounder.best.labels, np.int64),
+        col_flat=col_flat, col_ptr=col_ptr, cut_rows=cut_rows, cut_nums=cut_nums,
+        cut_ptr=cut_ptr, cut_den=np.array([c.den for c in cuts], dtype=np.int64),
+        node_bound=np.array([nd.bound for nd in nodes], dtype=float),
+        node_depth=np.array([nd.depth for nd in nodes], dtype=np.int64),
+        tog=tog, tog_ptr=tog_ptr, apart=apart, apart_ptr=apart_ptr)
+    for name in ("duals", "cut_duals"):
+        if getattr(stop, name) is not None:
+            arrays[f"root_{name}"] = np.asarray(getattr(stop, name), dtype=float)
+    if fixer is not None:
+        arrays["fixed"] = fixer.fixed
+        if root_fix is not None:
+            arrays["fix_bounds"] = np.asarray(root_fix[0], dtype=float)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    os.replace(tmp, path)
+    return path
+
+
+def _pairs(flat) -> tuple:
+    return tuple((int(a), int(b)) for a, b in np.asarray(flat).reshape(-1, 2))
+
+
+def load(path) -> Checkpoint:
+    """Read a checkpoint written by :func:`save`; a file that is missing, not
+    a checkpoint or of another format raises :class:`~mipagg.errors.DataError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"checkpoint {str(path)!r} does not exist")
+    if not zipfile.is_zipfile(path):
+        raise DataError(f"{str(path)!r} is not a bp checkpoint (not an .npz archive)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            a = {name: z[name] for name in z.files}
+        meta = json.loads(str(a["meta"]))
+        fmt = meta.get("format")
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise DataError(f"{str(path)!r} is not a bp checkpoint ({exc})") from None
+    if fmt != FORMAT:
+        raise DataError(f"checkpoint {str(path)!r} has format {fmt!r}; this mipagg reads "
+                        f"format {FORMAT}")
+    try:
+        cuts = []
+        for rows, nums, den in zip(_unragged(a["cut_rows"], a["cut_ptr"]),
+                                   _unragged(a["cut_nums"], a["cut_ptr"]), a["cut_den"]):
+            cut = Rank1Cut(tuple(int(v) for v in rows), tuple(int(v) for v in nums), int(den))
+            plain = len(rows) == 3 and cut.den == 2 and set(cut.nums) == {1}
+            cuts.append(cut.rows if plain else rank1(cut))
+        nodes = [Node(float(b), -int(d), i, _pairs(t), _pairs(p)) for i, (b, d, t, p) in
+                 enumerate(zip(a["node_bound"], a["node_depth"],
+                               _unragged(a["tog"], a["tog_ptr"]),
+                               _unragged(a["apart"], a["apart_ptr"])))]
+        root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
+                              **meta["root_stop"])
+        return Checkpoint(meta, root_stop, a["labels"], _unragged(a["col_flat"], a["col_ptr"]), cuts,
+                          nodes, a.get("fixed"), a.get("fix_bounds"))
+    except (KeyError, ValueError, IndexError) as exc:
+        raise DataError(f"checkpoint {str(path)!r} is damaged ({exc})") from None
+
+
+def restore(tree, ckpt: Checkpoint) -> None:
+    """Put the checkpoint's state (checked by :func:`prepare`) into a fresh
+    ``tree`` of the same data and k: its columns, cuts, fixing, counts and
+    bounds, the node gap-closing threshold, the incumbent (offered: a better
+    ``initial`` of the new run wins) and the open nodes."""
+    meta = ckpt.meta
+    tree.rounder.offer(Partition(np.asarray(ckpt.labels), tree.X))
+    tree.master.add_columns(ckpt.columns)
+    tree.master.add_cuts(ckpt.cuts)
+    if ckpt.fixed is not None and tree.settings.fixing:
+        tree.fixer = PairFixing(tree.D, tree.k)
+        L = meta["fixing"]["L"]
+        tree.fixer.restore((ckpt.fixed.astype(bool),
+                            None if L is None else (ckpt.fix_bounds, float(L))))
+        tree.fixer.node_fixed = int(meta["fixing"]["node_fixed"])
+    for name, value in meta["counts"].items():
+        setattr(tree, name, int(value))
+    for name, value in meta["bounds"].items():
+        fallback = np.inf if name == "pruned_bound" else -np.inf
+        setattr(tree, name, fallback if value is None and name in ("pruned_bound",
+                                                                    "closing_bound") else value)
+    tree.gap_closing = meta["gap_closing"]
+    tree.root = NodeResult(ckpt.root_stop, None, 0)     # the root's duals (reclose_root)
+    c = meta["closer"]
+    if tree.settings.node_close_max_columns:
+        tree.closer.limit = -np.inf if c["limit"] is None else float(c["limit"])
+    tree.closer.tried, tree.closer.succeeded = int(c["tried"]), int(c["succeeded"])
+    tree.resumed_nodes = tree.nodes
+    for nd in ckpt.nodes:
+        tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))
+        tree.ident += 1
+    tree.pool_at_mip = len(tree.master.columns)
+
+
+def prepare(X, k, settings) -> Checkpoint | None:
+    """Before any work: the ``checkpoint`` path must be writable and not the
+    ``resume`` file (never overwrite an input), and the ``resume`` file must
+    be a checkpoint of this data and k.  Returns the loaded checkpoint, or
+    None without ``resume``."""
+    from ..outputs import check_output_path
+
+    if settings.checkpoint is not None:
+        check_output_path(settings.checkpoint, inputs=[settings.resume], what="checkpoint")
+    if settings.resume is None:
+        return None
+    ckpt = load(settings.resume)
+    if ckpt.meta["fingerprint"] != fingerprint(X, k):
+        n = np.asarray(X).shape[0]
+        raise DataError(f"checkpoint {settings.resume!r} was made for other data or another k "
+                        f"(n = {ckpt.meta['n']}, k = {ckpt.meta['k']}); this run has n = {n}, "
+                        f"k = {k}")
+    return ckpt
+
+
+def valid_open(tree) -> bool:
+    """Whether the tree's open nodes cover every partition not yet ruled out
+    (a checkpoint may be written): the root was solved and branched, or
+    closed, before any limit."""
+    return bool(getattr(tree, "tree_started", False))

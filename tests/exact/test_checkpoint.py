@@ -1,0 +1,173 @@
+"""Checkpoints of the bp tree (mipagg.exact.checkpoint): a tree stopped by a
+limit and resumed from its checkpoint reaches the brute-force optimum, the
+checkpoint's bound is certified, and bad checkpoints are refused before
+any work."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from _bruteforce import optimal_partition
+from _strategies import tiny_instances
+from hypothesis import given, settings, strategies as st
+
+from mipagg.errors import DataError, ParameterError
+from mipagg.exact import checkpoint
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.reference import set_partitioning
+from mipagg.outputs import OutputError
+from mipagg.subsets import subset
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0, threads=1)
+
+
+@pytest.fixture(scope="module")
+def tree24(census):
+    """24 Census records at k = 3: a tree of about 150 nodes (tree only);
+    its optimum by the full MIP."""
+    s = subset(census, 24, "random", 0)
+    return s.X, set_partitioning(s.X, 3, integral=True)[0]
+
+
+@settings(max_examples=12, deadline=None)
+@given(tiny_instances(min_n=8), st.integers(1, 4))
+def test_a_resumed_tree_reaches_the_brute_force_optimum(tmp_path_factory, inst, limit):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    path = tmp_path_factory.mktemp("ck") / "tree.npz"
+    first = branch_and_price(X, k, node_limit=limit, checkpoint=path, **TREE_ONLY)
+    assert first.checkpoint == str(path.resolve())
+    ck = checkpoint.load(path)
+    assert ck.meta["counts"]["nodes"] == first.nodes
+    assert len(ck.nodes) == first.open_nodes
+    if ck.nodes:                        # certified: no partition is below the open bounds
+        assert ck.lower_bound <= opt + 1e-7
+        assert first.lower_bound == pytest.approx(min(ck.lower_bound, first.sse), abs=1e-9)
+    else:
+        assert first.status == "optimal"
+    second = branch_and_price(X, k, resume=path, **TREE_ONLY)
+    assert second.status == "optimal"
+    assert second.sse == pytest.approx(opt, abs=1e-7)
+    assert second.lower_bound == pytest.approx(opt, abs=1e-7)
+    assert second.partition.is_feasible(k)
+    assert second.resumed_nodes == first.nodes and second.nodes >= first.nodes
+
+
+def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
+    X, opt = tree24
+    whole = branch_and_price(X, 3, **TREE_ONLY)
+    a = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "a.npz", **TREE_ONLY)
+    b = branch_and_price(X, 3, node_limit=40, resume=tmp_path / "a.npz",
+                         checkpoint=tmp_path / "b.npz", **TREE_ONLY)
+    c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **TREE_ONLY)
+    assert whole.status == c.status == "optimal"
+    assert a.status == b.status == "node_limit"
+    assert (a.nodes, b.resumed_nodes, b.nodes, c.resumed_nodes) == (15, 15, 40, 40)
+    assert a.lower_bound <= b.lower_bound <= c.lower_bound    # the bound never falls
+    assert c.sse == pytest.approx(opt, abs=1e-7) and whole.sse == pytest.approx(opt, abs=1e-7)
+    assert c.lower_bound == pytest.approx(opt, abs=1e-7)
+
+
+def test_the_file_holds_the_tree(tree24, tmp_path):
+    X, _ = tree24
+    path = tmp_path / "t.npz"
+    r = branch_and_price(X, 3, node_limit=10, checkpoint=path, cuts=True, max_cut_rounds=3,
+                         close_gap=False, mip_time=0, threads=1)
+    with np.load(path, allow_pickle=False) as z:      # plain arrays: loading runs no code
+        meta = json.loads(str(z["meta"]))
+        labels = z["labels"]
+    assert meta["format"] == checkpoint.FORMAT and (meta["n"], meta["k"]) == (24, 3)
+    assert meta["fingerprint"] == checkpoint.fingerprint(X, 3)
+    assert meta["incumbent_sse"] == pytest.approx(r.sse)
+    ck = checkpoint.load(path)
+    assert len(ck.columns) == r.columns and len(ck.cuts) == r.cuts
+    assert all(len(set(c)) == len(c) for c in ck.columns)
+    assert labels.shape == (24,)
+    assert ck.root_stop.duals is not None and ck.root_stop.duals.shape == (24,)
+    for nd in ck.nodes:                 # branching pairs are pairs of records
+        for i, j in nd.together + nd.apart:
+            assert 0 <= i < j < 24
+
+
+def test_periodic_checkpoints_are_written_between_nodes(tree24, tmp_path, monkeypatch):
+    X, _ = tree24
+    calls = []
+    real = checkpoint.save
+    monkeypatch.setattr(checkpoint, "save", lambda tree, path: calls.append(
+        len(tree.open)) or real(tree, path))
+    branch_and_price(X, 3, node_limit=12, checkpoint=tmp_path / "p.npz",
+                     checkpoint_every=1e-9, **TREE_ONLY)
+    assert len(calls) == 12                 # after each of the 11 tree nodes, and at the end
+
+
+def test_no_checkpoint_when_the_root_did_not_finish(census, tmp_path):
+    s = subset(census, 150, "random", 1)
+    path = tmp_path / "none.npz"
+    with pytest.warns(RuntimeWarning, match="root did not finish"):
+        r = branch_and_price(s.X, 5, time_limit=0.05, checkpoint=path, threads=1)
+    assert r.checkpoint is None and not path.exists()
+
+
+def test_bad_checkpoints_are_refused_before_any_work(tree24, tmp_path):
+    X, _ = tree24
+    path = tmp_path / "a.npz"
+    branch_and_price(X, 3, node_limit=3, checkpoint=path, **TREE_ONLY)
+    with pytest.raises(DataError, match="other data or another k"):
+        branch_and_price(X, 4, resume=path, **TREE_ONLY)
+    with pytest.raises(DataError, match="other data or another k"):
+        branch_and_price(X[::-1], 3, resume=path, **TREE_ONLY)
+    with pytest.raises(DataError, match="does not exist"):
+        branch_and_price(X, 3, resume=tmp_path / "missing.npz", **TREE_ONLY)
+    junk = tmp_path / "junk.npz"
+    junk.write_text("group\n0\n")
+    with pytest.raises(DataError, match="not a bp checkpoint"):
+        branch_and_price(X, 3, resume=junk, **TREE_ONLY)
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps(meta | {"format": 99}))
+    np.savez(tmp_path / "future.npz", **arrays)
+    with pytest.raises(DataError, match="format 99"):
+        branch_and_price(X, 3, resume=tmp_path / "future.npz", **TREE_ONLY)
+    before = path.read_bytes()
+    with pytest.raises(OutputError, match="input file"):      # never overwrite the input
+        branch_and_price(X, 3, resume=path, checkpoint=path, **TREE_ONLY)
+    assert path.read_bytes() == before
+    with pytest.raises(OutputError, match="does not exist"):
+        branch_and_price(X, 3, checkpoint=tmp_path / "no" / "dir.npz", **TREE_ONLY)
+    for bad in ({"checkpoint": ""}, {"checkpoint_every": 0}, {"resume": 3}):
+        with pytest.raises(ParameterError):
+            branch_and_price(X, 3, **bad, **TREE_ONLY)
+
+
+def test_two_workers_go_on_from_a_serial_checkpoint(tree24, tmp_path):
+    X, opt = tree24
+    branch_and_price(X, 3, node_limit=10, checkpoint=tmp_path / "s.npz", **TREE_ONLY)
+    r = branch_and_price(X, 3, resume=tmp_path / "s.npz", workers=2, **TREE_ONLY)
+    assert r.status == "optimal" and r.workers == 2
+    assert r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_the_command_line_writes_and_resumes(tmp_path, capsys):
+    from mipagg.cli import main
+
+    rng = np.random.default_rng(3)
+    data = tmp_path / "d.csv"
+    np.savetxt(data, rng.lognormal(size=(40, 3)), delimiter=",", header="a,b,c", comments="")
+    ck, ck2 = tmp_path / "t.npz", tmp_path / "t2.npz"
+    run = ["run", str(data), "-k", "3", "--method", "bp", "--json", "--quiet"]
+    assert main(run + ["--checkpoint", str(ck)]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["checkpoint"] == str(ck.resolve()) and first["resumed_nodes"] == 0
+    assert main(run + ["--resume", str(ck), "--checkpoint", str(ck2)]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["resumed_nodes"] == first["nodes"]
+    assert second["sse"] == pytest.approx(first["sse"]) and second["status"] == "optimal"
+    assert main(run + ["--resume", str(ck), "--labels", str(ck)]) == 2
+    assert "input file" in capsys.readouterr().err
+    assert main(run + ["--resume", str(data)]) == 2
+    assert "not a bp checkpoint" in capsys.readouterr().err
+    assert main(run[:-4] + ["--method", "mdav", "--checkpoint", str(ck2)]) == 2
+    assert "--checkpoint" in capsys.readouterr().err
