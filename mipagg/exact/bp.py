@@ -827,6 +827,7 @@ class BranchAndPrice(ColumnGeneration):
                 return
         bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
         if bound is None:
+            self.report_progress()          # closed by gap closing: the line goes on too
             return
         node = replace(node, apart=node.apart + self.fix_node(res, node))
         if not self.branch(node, res.solution, bound):

@@ -150,6 +150,19 @@ def test_two_workers_go_on_from_a_serial_checkpoint(tree24, tmp_path):
     assert r.sse == pytest.approx(opt, abs=1e-7)
 
 
+def test_a_parallel_tree_leaves_a_checkpoint_the_serial_tree_finishes(tree24, tmp_path):
+    X, opt = tree24
+    a = branch_and_price(X, 3, node_limit=20, workers=2, checkpoint=tmp_path / "w.npz",
+                         **TREE_ONLY)
+    ck = checkpoint.load(tmp_path / "w.npz")
+    assert a.status == "node_limit" and len(ck.nodes) == a.open_nodes > 0
+    assert a.lower_bound == pytest.approx(min(ck.lower_bound, a.sse), abs=1e-9)
+    assert ck.lower_bound <= opt + 1e-7
+    r = branch_and_price(X, 3, resume=tmp_path / "w.npz", **TREE_ONLY)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.resumed_nodes == a.nodes
+
+
 def test_the_command_line_writes_and_resumes(tmp_path, capsys):
     from mipagg.cli import main
 
