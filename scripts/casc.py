@@ -24,6 +24,8 @@ Per cell (data set × k):
    partition competes too, and is polished by local search; ``--bp-option
    KEY=VALUE`` passes further options of :func:`mipagg.exact.bp.branch_and_price`
    (e.g. ``max_cut_rounds=40``), recorded with the stage and replayed by ``--replay``;
+   ``checkpoint=docs/results/trees/FILE`` saves the tree when the stage stops and
+   ``resume=FILE`` goes on with a saved tree in a later run (:mod:`mipagg.exact.checkpoint`);
 3. the best partition is written to ``instances/solutions/{data}_k{K}.csv``
    (header ``group``, one label per input row; labels only, never data) only
    if it is better than the file already there;
