@@ -49,6 +49,7 @@ FORMAT = 1
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
            "dive_steps", "neighbourhood_solves")
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
+_UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
 
 
 def fingerprint(X, k: int) -> str:
@@ -219,10 +220,8 @@ def restore(tree, ckpt: Checkpoint) -> None:
         tree.fixer.node_fixed = int(meta["fixing"]["node_fixed"])
     for name, value in meta["counts"].items():
         setattr(tree, name, int(value))
-    for name, value in meta["bounds"].items():
-        fallback = np.inf if name == "pruned_bound" else -np.inf
-        setattr(tree, name, fallback if value is None and name in ("pruned_bound",
-                                                                    "closing_bound") else value)
+    for name, value in meta["bounds"].items():     # None: not finite when saved
+        setattr(tree, name, _UNSET.get(name) if value is None and name in _UNSET else value)
     tree.gap_closing = meta["gap_closing"]
     tree.root = NodeResult(ckpt.root_stop, None, 0)     # the root's duals (reclose_root)
     c = meta["closer"]
