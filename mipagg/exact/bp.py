@@ -396,7 +396,7 @@ class BranchAndPrice(ColumnGeneration):
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
         self.proven = False             # root gap closing proved the incumbent in the tree
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
-        self.tree_started = False       # the open nodes cover the problem (checkpoint.valid_open)
+        self.tree_started = False       # the open nodes cover the problem (a checkpoint may be written)
         self.resumed_nodes = 0
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
@@ -500,6 +500,18 @@ class BranchAndPrice(ColumnGeneration):
         """New cuts of every cut family violated by ``solution``."""
         return [c for fam in self.cut_families
                 for c in fam.separate(master, solution, n, max_cuts, min_violation)]
+
+    def adopt_root(self, columns, cuts, fixing) -> None:
+        """Take a root solved elsewhere: its ``columns`` and ``cuts`` into the
+        master and its pair fixing (:meth:`~mipagg.exact.fixing.PairFixing.state`,
+        or None); for the workers of :mod:`mipagg.exact.parallel` and
+        :func:`~mipagg.exact.checkpoint.restore`."""
+        self.master.add_columns(columns)
+        self.master.add_cuts(cuts)
+        if fixing is not None:
+            self.fixer = PairFixing(self.D, self.k)
+            self.fixer.restore(fixing)
+        self.pool_at_mip = len(self.master.columns)
 
     def root_fixed(self) -> tuple:
         """The root's fixed pairs at the current incumbent (the fixing
@@ -763,7 +775,7 @@ class BranchAndPrice(ColumnGeneration):
         path = self.settings.checkpoint
         if path is None:
             return
-        if not checkpoints.valid_open(self):
+        if not self.tree_started:
             if final:
                 warnings.warn(f"no checkpoint written to {path}: the root did not finish "
                               "before the limit", RuntimeWarning, stacklevel=2)

@@ -37,12 +37,10 @@ import numpy as np
 from ..errors import DataError
 from ..partition import Partition
 from .cuts import Rank1Cut, rank1
-from .fixing import PairFixing
 from .node import NodeResult, StopState
 from .rules import Node
 
-__all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
-           "valid_open"]
+__all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore"]
 
 FORMAT = 1
 # counts carried from run to run (cumulative over the runs of one tree)
@@ -112,7 +110,7 @@ def _finite(v) -> float | None:
 
 def save(tree, path) -> Path:
     """Write ``tree``'s state (a :class:`~mipagg.exact.bp.BranchAndPrice`
-    between nodes, see :func:`valid_open`) to ``path``; returns the path."""
+    between nodes, once ``tree_started``) to ``path``; returns the path."""
     from .. import __version__
 
     path = Path(path)
@@ -210,13 +208,12 @@ def restore(tree, ckpt: Checkpoint) -> None:
     ``initial`` of the new run wins) and the open nodes."""
     meta = ckpt.meta
     tree.rounder.offer(Partition(np.asarray(ckpt.labels), tree.X))
-    tree.master.add_columns(ckpt.columns)
-    tree.master.add_cuts(ckpt.cuts)
+    fixing = None
     if ckpt.fixed is not None and tree.settings.fixing:
-        tree.fixer = PairFixing(tree.D, tree.k)
         L = meta["fixing"]["L"]
-        tree.fixer.restore((ckpt.fixed.astype(bool),
-                            None if L is None else (ckpt.fix_bounds, float(L))))
+        fixing = (ckpt.fixed.astype(bool), None if L is None else (ckpt.fix_bounds, float(L)))
+    tree.adopt_root(ckpt.columns, ckpt.cuts, fixing)
+    if tree.fixer is not None:
         tree.fixer.node_fixed = int(meta["fixing"]["node_fixed"])
     for name, value in meta["counts"].items():
         setattr(tree, name, int(value))
@@ -232,7 +229,6 @@ def restore(tree, ckpt: Checkpoint) -> None:
     for nd in ckpt.nodes:
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))
         tree.ident += 1
-    tree.pool_at_mip = len(tree.master.columns)
 
 
 def prepare(X, k, settings) -> Checkpoint | None:
@@ -253,10 +249,3 @@ def prepare(X, k, settings) -> Checkpoint | None:
                         f"(n = {ckpt.meta['n']}, k = {ckpt.meta['k']}); this run has n = {n}, "
                         f"k = {k}")
     return ckpt
-
-
-def valid_open(tree) -> bool:
-    """Whether the tree's open nodes cover every partition not yet ruled out
-    (a checkpoint may be written): the root was solved and branched, or
-    closed, before any limit."""
-    return bool(getattr(tree, "tree_started", False))

@@ -48,7 +48,6 @@ import numpy as np
 from ..errors import ParameterError
 from ..partition import Partition
 from .colgen import default_threads
-from .fixing import PairFixing
 from .highs import release_solver_threads
 from .rules import Node
 from .settings import StopCriterion
@@ -156,14 +155,9 @@ def build_worker(snap: Snapshot):
     master (the root's columns and cuts), incumbent, pair fixing and node
     gap-closing threshold."""
     tree = snap.cls(snap.X, snap.k, snap.settings, initial=snap.labels)
-    tree.master.add_columns(snap.columns)
-    tree.master.add_cuts(snap.cuts)
-    if snap.fixing is not None:
-        tree.fixer = PairFixing(tree.D, tree.k)
-        tree.fixer.restore(snap.fixing)
+    tree.adopt_root(snap.columns, snap.cuts, snap.fixing)
     tree.closer = copy.deepcopy(snap.closer)
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
-    tree.pool_at_mip = len(tree.master.columns)
     return tree
 
 
