@@ -302,7 +302,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         ``distributed.Client``.
     checkpoint : write the tree's state to this file (:mod:`mipagg.exact.checkpoint`)
         when the tree stops, and every ``checkpoint_every`` seconds between
-        nodes of a serial tree; checked before any work (never the
+        nodes (with workers: as tasks return, the tasks still out saved as
+        open nodes); checked before any work (never the
         ``resume`` file).  Nothing is written when the root did not finish.
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
@@ -400,6 +401,7 @@ class BranchAndPrice(ColumnGeneration):
         self.resumed_nodes = 0
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
+        self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -471,9 +473,11 @@ class BranchAndPrice(ColumnGeneration):
         return res, bound
 
     def global_bound(self) -> float:
-        """The least bound of the open nodes, or the bound of a root gap
-        closing when higher (:meth:`with_closing_bound`)."""
-        return self.with_closing_bound(min(self.open.bounds() + [self.rounder.best_sse]))
+        """The least bound of the open nodes (and of those in flight on
+        workers), or the bound of a root gap closing when higher
+        (:meth:`with_closing_bound`)."""
+        return self.with_closing_bound(min(self.open.bounds() + [self.rounder.best_sse]
+                                           + [nd.bound for nd in self.in_flight]))
 
     def with_closing_bound(self, lower):
         """``lower`` or the bound certified by a root gap closing, whichever
@@ -753,13 +757,14 @@ class BranchAndPrice(ColumnGeneration):
     def search_tree(self, t0: float) -> None:
         """The tree after the root (or from a checkpoint): the open nodes on
         the workers or here, a checkpoint every ``checkpoint_every`` seconds
-        between serial nodes and one at the end."""
+        between nodes (:mod:`~mipagg.exact.parallel` writes its own) and one
+        at the end."""
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
             self.process(node)
             self.reclose_root()
-            if time.perf_counter() - self.checkpoint_at >= self.settings.checkpoint_every:
+            if self.checkpoint_due():
                 self.save_checkpoint()
         self.master.set_allowed(None)
         self.allowed = None
@@ -767,10 +772,15 @@ class BranchAndPrice(ColumnGeneration):
         self.rounder.finish()
         self.save_checkpoint(final=True)
 
+    def checkpoint_due(self) -> bool:
+        """Whether ``checkpoint_every`` seconds have passed since the last checkpoint."""
+        return time.perf_counter() - self.checkpoint_at >= self.settings.checkpoint_every
+
     def save_checkpoint(self, final: bool = False) -> None:
         """The tree's state to the ``checkpoint`` file, when one is asked for
-        and the open nodes cover the problem (:mod:`mipagg.exact.checkpoint`);
-        the ``final`` call warns when none could be written."""
+        and the open nodes (with those ``in_flight`` on workers) cover the
+        problem (:mod:`mipagg.exact.checkpoint`); the ``final`` call warns
+        when none could be written."""
         self.checkpoint_at = time.perf_counter()
         path = self.settings.checkpoint
         if path is None:

@@ -110,11 +110,14 @@ def _finite(v) -> float | None:
 
 def save(tree, path) -> Path:
     """Write ``tree``'s state (a :class:`~mipagg.exact.bp.BranchAndPrice`
-    between nodes, once ``tree_started``) to ``path``; returns the path."""
+    between nodes, once ``tree_started``) to ``path``; returns the path.
+    The nodes of a parallel tree's tasks still out (``tree.in_flight``) are
+    saved as open nodes: their bounds hold for their subtrees, so the
+    checkpoint covers the problem."""
     from .. import __version__
 
     path = Path(path)
-    nodes = _open_nodes(tree)
+    nodes = _open_nodes(tree) + list(tree.in_flight)
     cuts = [rank1(c) for c in tree.master.cuts]
     col_flat, col_ptr = _ragged([np.asarray(c) for c in tree.master.columns])
     cut_rows, cut_ptr = _ragged([c.rows for c in cuts])

@@ -28,6 +28,11 @@ lower bound is the least bound of the open and in-flight nodes, and a node is
 pruned only against a partition some process found.  A worker prunes against
 the incumbent it was sent (or better), the coordinator against the best
 returned so far.
+
+With a ``checkpoint`` file, the coordinator writes one every
+``checkpoint_every`` seconds as tasks come back: the queue plus the nodes
+of the tasks still out (:func:`~mipagg.exact.checkpoint.save`), whose
+bounds hold for their subtrees; a run resumed from it solves them again.
 """
 
 from __future__ import annotations
@@ -396,8 +401,11 @@ class _Coordinator:
             for fut in done:
                 self.pending.pop(fut)
                 self.merge(fut.result())
+            tree.in_flight = [nd for nd, _ in self.pending.values()]
             if done:
                 tree.report_progress()
+                if tree.checkpoint_due():     # the tasks still out are saved as open
+                    tree.save_checkpoint()
             elif tree.stop.deadline is not None and \
                     time.perf_counter() > tree.stop.deadline + GRACE_SECONDS:
                 self.give_up()
@@ -429,6 +437,7 @@ class _Coordinator:
                                budget, self.hints.pop(node.ident, []) if HINTS else [],
                                self.news())
             self.pending[self.backend.submit(task)] = (node, budget)
+            tree.in_flight.append(node)
 
     def news(self) -> list:
         """The columns for the next task: those found by others since the
@@ -476,4 +485,5 @@ class _Coordinator:
         (their bounds still hold) and the tree stops on the time limit."""
         for node, _ in self.pending.values():
             self.tree.open.push(node)
+        self.tree.in_flight = []
         self.tree.tree_status = "time_limit"

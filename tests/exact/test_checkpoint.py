@@ -163,6 +163,40 @@ def test_a_parallel_tree_leaves_a_checkpoint_the_serial_tree_finishes(tree24, tm
     assert r.resumed_nodes == a.nodes
 
 
+def test_a_parallel_tree_writes_periodic_checkpoints_with_the_nodes_in_flight(
+        tree24, tmp_path, monkeypatch):
+    X, opt = tree24
+    saved = []
+    real = checkpoint.save
+
+    def save(tree, path):
+        out = real(tree, path)
+        ck = checkpoint.load(path)
+        saved.append((len(ck.nodes), len(tree.open), len(tree.in_flight), ck.lower_bound,
+                      tree.global_bound()))
+        return out
+
+    monkeypatch.setattr(checkpoint, "save", save)
+    path = tmp_path / "p.npz"
+    a = branch_and_price(X, 3, node_limit=40, workers=2, checkpoint=path,
+                         checkpoint_every=1e-9, **TREE_ONLY)
+    periodic = saved[:-1]
+    assert len(periodic) >= 2 and any(inflight for _, _, inflight, _, _ in periodic)
+    for nodes, queued, inflight, lb, global_lb in saved:
+        assert nodes == queued + inflight           # the tasks still out are saved as open
+        assert lb <= opt + 1e-7 and lb == pytest.approx(global_lb, abs=1e-9)
+    # resuming from a periodic checkpoint (one with nodes in flight) reaches the optimum
+    mid = tmp_path / "mid.npz"
+    saved.clear()
+    monkeypatch.setattr(checkpoint, "save", lambda tree, p: real(
+        tree, mid if tree.in_flight and not mid.exists() else p))
+    branch_and_price(X, 3, node_limit=40, workers=2, checkpoint=path, checkpoint_every=1e-9,
+                     **TREE_ONLY)
+    assert mid.exists() and a.status == "node_limit"
+    r = branch_and_price(X, 3, resume=mid, **TREE_ONLY)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
 def test_the_command_line_writes_and_resumes(tmp_path, capsys):
     from mipagg.cli import main
 
