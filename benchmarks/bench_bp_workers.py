@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine  # noqa: E402
 
+from mipagg.exact import parallel  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 
@@ -85,12 +86,16 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tree-only", action="store_true")
     ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--subtree-nodes", type=int, default=parallel.SUBTREE_NODES,
+                    help="nodes a task may solve (mipagg.exact.parallel.SUBTREE_NODES)")
     ap.add_argument("--json", help="append one JSON record per run to this file")
     a = ap.parse_args(argv)
+    parallel.SUBTREE_NODES = a.subtree_nodes
     counts = [int(w) for w in a.workers.split(",")]
     options = dict(threads=a.threads, time_limit=a.time_limit)
     print(f"<!-- {machine()} -->")
-    print(f"<!-- options {options}; tree-only: {TREE_ONLY} -->")
+    print(f"<!-- options {options}; tree-only: {TREE_ONLY}; "
+          f"subtree nodes {parallel.SUBTREE_NODES} -->")
     print("| instance | k | workers | status | SSE | nodes | tree s | nodes/s | total s "
           "| CPU s | nodes/CPU s | load before/after |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -216,7 +216,8 @@ def _integral(sol, eps=1e-6) -> bool:
 def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cuts=True,
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
-                     close_gap_time=None, close_gap_mip="auto", aggregation="auto",
+                     close_gap_time=None, close_gap_mip="auto", close_gap_partial=0,
+                     aggregation="auto",
                      node_close_max_columns=50_000,
                      mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
@@ -246,6 +247,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         (default: a quarter of ``time_limit``, at most ``ROOT_CLOSE_SECONDS`` = 30 s,
         after which node gap closing in the tree takes over; no own limit
         without a ``time_limit``).
+    close_gap_partial : when the clusters below UB − LB at the root are more
+        than ``close_gap_max_columns``, enumerate those below the largest
+        τ < UB − LB of which at most this many exist and solve the integer
+        master over them (0: off): it certifies min(its bound, LB + τ)
+        (:mod:`mipagg.exact.gapclosing`) and proves its optimum when that is
+        below LB + τ.  A few thousand (e.g. 2 000) keep the MIP to seconds.
     close_gap_mip : that MIP (root and nodes) with HiGHS presolve and the
         master's cuts as rows ("presolve"), with neither ("plain"), or "auto":
         "presolve" from ``PRESOLVE_MIN_N`` = 100 records (:meth:`BranchAndPrice.closing_mip`).
@@ -331,7 +338,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         time_limit=time_limit, node_limit=node_limit, cuts=cuts, max_cut_rounds=max_cut_rounds,
         cuts_per_round=cuts_per_round, min_violation=min_violation, tail_off=tail_off,
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
-        close_gap_time=close_gap_time, close_gap_mip=close_gap_mip, aggregation=aggregation,
+        close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
+        close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns,
         mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
@@ -672,7 +680,8 @@ class BranchAndPrice(ColumnGeneration):
         self.gap_closing, opt, bound = close_gap_by_enumeration(
             self.D, self.X, self.k, stop.duals, rounder.best_sse - stop.bound + self.tol_abs,
             rounder.best, self.settings.close_gap_max_columns, deadline, constraints=cons,
-            ctx=self.ctx, **self.closing_mip())
+            ctx=self.ctx, lower=stop.bound - self.tol_abs,
+            partial_columns=self.settings.close_gap_partial, **self.closing_mip())
         if opt is not None:
             rounder.offer(opt)
         if self.gap_closing == "optimal":
@@ -1019,7 +1028,7 @@ class BranchAndPrice(ColumnGeneration):
         return self.result()
 
 
-RETRY_CLOSING = ("too_many_columns", "too_many_nodes")   # outcomes a better UB may change
+RETRY_CLOSING = ("too_many_columns", "too_many_nodes", "partial")   # a better UB may change
 RECLOSE_AFTER = RETRY_CLOSING + ("time_limit",)        # in the tree, the MIP's time-out too
 RECLOSE_STEP = 0.1          # share of the root's UB − LB the incumbent must drop by
 

@@ -5,6 +5,16 @@ partition cheaper than the incumbent UB uses only clusters whose reduced cost
 at λ is below UB − L (SSE(π) = Σλ + Σ_{C∈π} w̄_C); enumerating them and solving
 the set-partitioning MIP over them either proves the incumbent optimal or
 finds the optimum (in the spirit of Baldacci, Christofides & Mingozzi 2008).
+
+When the clusters below UB − L are too many, a *partial* closing still
+certifies a bound: a partition that uses a cluster of reduced cost τ or more
+costs at least L + τ, so with S_τ the clusters below τ and B the integer
+master's bound over S_τ (its optimum, or its dual bound on a time limit),
+every partition costs at least min(B, L + τ); if the master's optimum is
+below L + τ it is the optimum.  τ is the largest threshold (to a 2⁻⁶ share
+of UB − L, by bisection) whose clusters fit in a small budget: the MIP over
+a few thousand clusters is solved in seconds, over 2·10⁵ it may not reach
+its LP bound in minutes (docs/bench/partial_closing.md).
 """
 
 from __future__ import annotations
@@ -17,10 +27,13 @@ from ..partition import Partition
 from .bounds import enumerate_below
 from .master import cluster_weight, set_partitioning_mip
 
-__all__ = ["close_gap_by_enumeration", "gap_columns", "GAP_CLOSING_OUTCOMES"]
+__all__ = ["close_gap_by_enumeration", "gap_columns", "partial_gap_columns",
+           "GAP_CLOSING_OUTCOMES"]
 
-GAP_CLOSING_OUTCOMES = ("not_needed", "optimal", "too_many_columns", "too_many_nodes",
-                        "time_limit", "skipped", "disabled")
+GAP_CLOSING_OUTCOMES = ("not_needed", "optimal", "partial", "too_many_columns",
+                        "too_many_nodes", "time_limit", "skipped", "disabled")
+TOO_MANY = ("too_many_columns", "too_many_nodes")
+PARTIAL_STEPS = 6       # bisection steps for the partial closing's threshold
 
 
 def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constraints=None,
@@ -51,8 +64,29 @@ def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constrai
     return "complete", columns, weights
 
 
+def partial_gap_columns(D, k, duals, threshold, best, max_columns, deadline, *,
+                        constraints=None, ctx=None, steps=PARTIAL_STEPS):
+    """The largest τ below ``threshold`` (bisection, ``steps`` halvings of
+    the interval) whose clusters fit in ``max_columns``: (τ, columns,
+    weights) as :func:`gap_columns` gives them, or None when none fits (or
+    ``deadline`` passed)."""
+    lo, hi, found = 0.0, float(threshold), None
+    for _ in range(steps):
+        tau = 0.5 * (lo + hi)
+        outcome, columns, weights = gap_columns(D, k, duals, tau, best, max_columns, deadline,
+                                                constraints=constraints, ctx=ctx)
+        if outcome == "complete":
+            lo, found = tau, (tau, columns, weights)
+        elif outcome in TOO_MANY:
+            hi = tau
+        else:
+            break
+    return found
+
+
 def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadline, *,
-                             constraints=None, ctx=None, cuts=(), presolve="off"):
+                             constraints=None, ctx=None, cuts=(), presolve="off", lower=None,
+                             partial_columns=0):
     """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
     at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L;
     ``constraints`` carry the cut penalties at the certified cut duals, and
@@ -67,12 +101,38 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
     HiGHS status; partition the MIP's best partition (or None); bound a lower
     bound on the optimum proved by the MIP (its value, or on a time limit its
     dual bound, which is valid because every partition better than UB uses
-    only enumerated clusters), or None."""
-    n = D.shape[0]
+    only enumerated clusters), or None.
+
+    ``lower``: the certified bound L at ``duals`` (less a tolerance); given
+    with ``partial_columns`` > 0, too many clusters below ``threshold`` make
+    it a partial closing over at most ``partial_columns`` clusters (module
+    docstring): outcome "partial" with bound min(B, L + τ), or "optimal" when
+    the master's optimum is below L + τ."""
     outcome, columns, weights = gap_columns(D, k, duals, threshold, best, max_columns,
                                             deadline, constraints=constraints, ctx=ctx)
+    if outcome in TOO_MANY and lower is not None and partial_columns > 0:
+        part = partial_gap_columns(D, k, duals, threshold, best,
+                                   partial_columns, deadline, constraints=constraints, ctx=ctx)
+        if part is None:
+            return outcome, None, None
+        tau, columns, weights = part
+        status, opt, bound = _solve_master(X, k, columns, weights, best, deadline, cuts,
+                                           presolve)
+        if status == "optimal" and bound is not None and bound < lower + tau:
+            return "optimal", opt, bound
+        if bound is None:
+            return status, opt, None
+        return "partial", opt, min(bound, lower + tau)
     if outcome != "complete":
         return outcome, None, None
+    return _solve_master(X, k, columns, weights, best, deadline, cuts, presolve)
+
+
+def _solve_master(X, k, columns, weights, best, deadline, cuts, presolve):
+    """The set-partitioning MIP over ``columns`` (the groups of ``best``
+    first, its start) until ``deadline``: (status, partition, bound) as
+    :func:`close_gap_by_enumeration` returns them."""
+    n = X.shape[0]
     left = None
     if deadline is not None:
         left = deadline - time.perf_counter() - 0.05   # building the model

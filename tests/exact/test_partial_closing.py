@@ -1,0 +1,73 @@
+"""Partial gap closing at the root (``bp close_gap_partial``,
+mipagg.exact.gapclosing): when the clusters below UB − LB are too many, the
+integer master over those below the largest threshold τ that fits certifies
+min(its bound, LB + τ), and proves its optimum when that is below LB + τ.
+Checked against the brute-force optimum on tiny instances and against bp's
+own optimum on Census subsets where the full enumeration does not fit."""
+
+from __future__ import annotations
+
+import pytest
+from _bruteforce import optimal_partition
+from _strategies import tiny_instances
+from hypothesis import given, settings, strategies as st
+
+from mipagg.errors import ParameterError
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.gapclosing import GAP_CLOSING_OUTCOMES
+from mipagg.subsets import subset
+
+# the root alone, no cuts, no heuristics: the closing is all that lifts the LP bound
+PARTIAL = 2000          # clusters of a partial closing
+ROOT = dict(node_limit=1, cuts=False, mip_time=0, dive_time=0, node_close_max_columns=0,
+            threads=1)
+
+
+@pytest.fixture(scope="module")
+def block40(census):
+    """40 Census records at k = 4 (more than 2 000 clusters below the root's
+    gap) and their optimum by bp without limits."""
+    s = subset(census, 40, "random", 0)
+    return s.X, branch_and_price(s.X, 4, threads=1).sse
+
+
+def test_partial_closing_proves_the_optimum_the_full_enumeration_cannot_reach(block40):
+    X, opt = block40
+    full = branch_and_price(X, 4, close_gap_max_columns=2000, **ROOT)
+    assert full.gap_closing == "too_many_columns" and full.status == "node_limit"
+    r = branch_and_price(X, 4, close_gap_max_columns=2000, close_gap_partial=PARTIAL, **ROOT)
+    assert r.status == "optimal" and r.gap_closing == "optimal"
+    assert r.closed_by == "gap_closing" and r.nodes == 1
+    assert r.sse == pytest.approx(opt, abs=1e-7) and r.partition.is_feasible(4)
+    assert r.lower_bound == pytest.approx(opt, abs=1e-7)
+
+
+def test_partial_closing_certifies_a_bound_between_the_lp_bound_and_the_optimum(block40):
+    X, opt = block40
+    r = branch_and_price(X, 4, close_gap_max_columns=2000, close_gap_partial=500, **ROOT)
+    assert r.gap_closing == "partial" and r.status == "node_limit"
+    assert r.root_lp_bound + 1.0 < r.lower_bound <= opt + 1e-7   # 110.52 -> 112.31 (113.31)
+    assert r.closing_bound == pytest.approx(r.lower_bound, abs=1e-9)
+    assert r.sse >= opt - 1e-7
+    assert r.summary()["gap_closing"] in GAP_CLOSING_OUTCOMES
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6), st.integers(1, 30), st.booleans())
+def test_a_partial_closing_bound_never_exceeds_the_optimum(inst, cap, cuts):
+    X, k = inst
+    opt = optimal_partition(X, k)[0]
+    options = dict(ROOT, cuts=cuts, close_gap_max_columns=cap, close_gap_partial=cap)
+    r = branch_and_price(X, k, **options)
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    if r.status == "optimal":
+        assert r.sse == pytest.approx(opt, abs=1e-7)
+    tree = branch_and_price(X, k, **dict(options, node_limit=None))
+    assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_close_gap_partial_must_be_a_count(block40):
+    X, _ = block40
+    for bad in ("yes", True, -1, 2.5):
+        with pytest.raises(ParameterError, match="close_gap_partial must be an integer"):
+            branch_and_price(X, 4, close_gap_partial=bad, **ROOT)
