@@ -282,3 +282,28 @@ def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_parti
     assert casc.lineage(runs + [lost], lost) == [lost]
     loop = run("polish 4", ["g"], start="g")               # never loops
     assert casc.lineage([loop], loop) == [loop]
+
+
+CHECKPOINTS = sorted((RESULTS / "trees").glob("*.npz")) if (RESULTS / "trees").is_dir() else []
+
+
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: p.name)
+def test_every_committed_tree_checkpoint_fits_its_file_and_bounds_below_its_partition(path):
+    """docs/results/trees/{data}_k{K}[_N].npz: made for that CASC file and k
+    (fingerprint), its least open bound (certified) is not above the
+    committed partition, nor above its own incumbent."""
+    from mipagg.exact import checkpoint
+    from mipagg.instance import read_csv
+
+    data, k = re.fullmatch(r"(census|tarragona)_k(\d+)(?:_\d+)?\.npz", path.name).groups()
+    source = SHARED_DATA / f"{data}.csv"
+    if not source.is_file():
+        pytest.skip(f"{source} is absent")
+    X = read_csv(source).X
+    ck = checkpoint.load(path)
+    assert ck.meta["fingerprint"] == checkpoint.fingerprint(X, int(k))
+    lb = ck.lower_bound
+    assert lb is not None and lb <= ck.meta["incumbent_sse"] + 1e-9
+    sst = float(((X - X.mean(axis=0)) ** 2).sum())
+    committed = _il(source, _read_labels(SOLUTIONS / f"{data}_k{k}.csv"), int(k)) * sst / 100
+    assert lb <= committed + 1e-6

@@ -118,10 +118,10 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
         tau, columns, weights = part
         status, opt, bound = _solve_master(X, k, columns, weights, best, deadline, cuts,
                                            presolve)
-        if status == "optimal" and bound is not None and bound < lower + tau:
+        if bound is None:           # the MIP proved nothing: the full closing's outcome
+            return outcome, opt, None
+        if status == "optimal" and bound < lower + tau:
             return "optimal", opt, bound
-        if bound is None:
-            return status, opt, None
         return "partial", opt, min(bound, lower + tau)
     if outcome != "complete":
         return outcome, None, None
