@@ -11,10 +11,10 @@ certifies a bound: a partition that uses a cluster of reduced cost τ or more
 costs at least L + τ, so with S_τ the clusters below τ and B the integer
 master's bound over S_τ (its optimum, or its dual bound on a time limit),
 every partition costs at least min(B, L + τ); if the master's optimum is
-below L + τ it is the optimum.  τ is the largest threshold (to a 2⁻⁶ share
-of UB − L, by bisection) whose clusters fit in a small budget: the MIP over
-a few thousand clusters is solved in seconds, over 2·10⁵ it may not reach
-its LP bound in minutes (docs/bench/partial_closing.md).
+below L + τ it is the optimum.  τ is the largest threshold whose clusters
+fit in a small budget (UB − L halved until they fit, then 6 bisection
+steps): the MIP over a few thousand clusters is solved in seconds, over
+2·10⁵ it may not reach its LP bound in minutes (docs/bench/partial_closing.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ __all__ = ["close_gap_by_enumeration", "gap_columns", "partial_gap_columns",
 GAP_CLOSING_OUTCOMES = ("not_needed", "optimal", "partial", "too_many_columns",
                         "too_many_nodes", "time_limit", "skipped", "disabled")
 TOO_MANY = ("too_many_columns", "too_many_nodes")
-PARTIAL_STEPS = 6       # bisection steps for the partial closing's threshold
+PARTIAL_HALVINGS = 20   # the partial closing's threshold: UB − L halved until it fits,
+PARTIAL_STEPS = 6       # then bisection steps
 
 
 def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constraints=None,
@@ -65,16 +66,32 @@ def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constrai
 
 
 def partial_gap_columns(D, k, duals, threshold, best, max_columns, deadline, *,
-                        constraints=None, ctx=None, steps=PARTIAL_STEPS):
-    """The largest τ below ``threshold`` (bisection, ``steps`` halvings of
-    the interval) whose clusters fit in ``max_columns``: (τ, columns,
-    weights) as :func:`gap_columns` gives them, or None when none fits (or
-    ``deadline`` passed)."""
-    lo, hi, found = 0.0, float(threshold), None
+                        constraints=None, ctx=None, steps=PARTIAL_STEPS,
+                        halvings=PARTIAL_HALVINGS):
+    """The largest τ below ``threshold`` whose clusters fit in ``max_columns``:
+    ``threshold`` halved until they fit (at most ``halvings`` times), then
+    ``steps`` bisection steps between the last τ that fits and the first that
+    did not.  Returns (τ, columns, weights) as :func:`gap_columns` gives
+    them, or None when none fits (or ``deadline`` passed)."""
+    def attempt(tau):
+        return gap_columns(D, k, duals, tau, best, max_columns, deadline,
+                           constraints=constraints, ctx=ctx)
+
+    hi, found = float(threshold), None
+    for _ in range(halvings):
+        outcome, columns, weights = attempt(0.5 * hi)
+        if outcome == "complete":
+            found = (0.5 * hi, columns, weights)
+            break
+        if outcome not in TOO_MANY:
+            return None
+        hi *= 0.5
+    if found is None:
+        return None
+    lo = found[0]
     for _ in range(steps):
         tau = 0.5 * (lo + hi)
-        outcome, columns, weights = gap_columns(D, k, duals, tau, best, max_columns, deadline,
-                                                constraints=constraints, ctx=ctx)
+        outcome, columns, weights = attempt(tau)
         if outcome == "complete":
             lo, found = tau, (tau, columns, weights)
         elif outcome in TOO_MANY:

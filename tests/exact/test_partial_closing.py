@@ -71,3 +71,27 @@ def test_close_gap_partial_must_be_a_count(block40):
     for bad in ("yes", True, -1, 2.5):
         with pytest.raises(ParameterError, match="close_gap_partial must be an integer"):
             branch_and_price(X, 4, close_gap_partial=bad, **ROOT)
+
+
+@pytest.mark.parametrize("cap", [1, 5, 40, 300])
+def test_the_partial_threshold_is_the_largest_that_fits_to_the_bisection(cap):
+    """partial_gap_columns on 16 random points at k = 3 with zero duals: at
+    most ``cap`` clusters (besides the incumbent's groups) below τ, more than
+    ``cap`` below 2τ (the halving stops at the first τ that fits, the
+    bisection only raises it), even when fewer fit below a 64th of the
+    threshold than the old bisection-only search could reach."""
+    import numpy as np
+
+    from mipagg.exact.gapclosing import gap_columns, partial_gap_columns
+    from mipagg.partition import Partition
+
+    rng = np.random.default_rng(cap)
+    X = rng.normal(size=(16, 2))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    best = Partition(np.arange(16) // 4, X)
+    duals = np.zeros(16)                   # reduced cost = SSE of the cluster
+    threshold = 50.0
+    assert gap_columns(D, 3, duals, threshold, best, cap, None)[0] == "too_many_columns"
+    tau, columns, _ = partial_gap_columns(D, 3, duals, threshold, best, cap, None)
+    assert 0 < tau < threshold and len(columns) - best.n_groups <= cap
+    assert gap_columns(D, 3, duals, 2 * tau, best, cap, None)[0] == "too_many_columns"
