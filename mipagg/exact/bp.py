@@ -410,6 +410,7 @@ class BranchAndPrice(ColumnGeneration):
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
+        self.branched = None            # the master solution the last children came from
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -950,6 +951,7 @@ class BranchAndPrice(ColumnGeneration):
         decision = self.branching.choose(self, node, solution)
         if decision is None:
             return False
+        self.branched = solution
         for i, (together, apart) in enumerate(decision.children):
             self.open.push(Node(bound, -(node.depth + 1), self.ident + i, together, apart))
         self.ident += len(decision.children)

@@ -143,12 +143,12 @@ class MasterProblem:
         unless :meth:`set_allowed` is given a mask covering it."""
         new, costs = [], []
         for c in clusters:
-            c = np.unique(np.asarray(c, dtype=np.int64))
-            if c.size == 0 or c[0] < 0 or c[-1] >= self.n:
-                raise DataError(f"column {c.tolist()} is not a set of records 0..{self.n - 1}")
-            key = tuple(c.tolist())
+            key = tuple(sorted(set(np.asarray(c, dtype=np.int64).tolist())))
             if key in self._index:
                 continue
+            if not key or key[0] < 0 or key[-1] >= self.n:
+                raise DataError(f"column {list(key)} is not a set of records 0..{self.n - 1}")
+            c = np.array(key, dtype=np.int64)
             j = len(self.columns)
             self._index[key] = j
             self.columns.append(c)

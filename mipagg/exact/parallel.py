@@ -198,11 +198,10 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
         tree.process(node)
         solved += 1
         if tree.ident > first:                      # children: their parent's support
-            support = _support(tree.master)
+            support = _support(tree.master, tree.branched)
             hints.update((i, support) for i in range(first, tree.ident))
     tree.master.set_allowed(None)
     tree.allowed = None
-    rounder.finish()
     left = []
     while len(tree.open):
         nd = tree.open.pop()
@@ -218,13 +217,11 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          f"{os.getpid()}:{threading.get_ident()}", tree.pruned_bound)
 
 
-def _support(master) -> list:
-    """The columns of the master's current LP solution with a positive value
-    (re-solved from its optimal basis: no pivot)."""
-    sol = master.solve()
-    if sol is None:
-        return []
-    return [master.columns[j] for j in np.flatnonzero(sol.x > 1e-9)]
+def _support(master, solution) -> list:
+    """The columns with a positive value in ``solution``, the master LP
+    solution a node was branched on (columns are only ever appended, so its
+    indices still hold)."""
+    return [master.columns[j] for j in np.flatnonzero(solution.x > 1e-9)]
 
 
 _WORKERS: dict = {}        # thread id -> (run token, worker tree): one run cached per thread

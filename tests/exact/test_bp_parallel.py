@@ -137,6 +137,11 @@ def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
     r = parallel.run_task(snap, task)
     assert r.counts["nodes"] == 5 and len(r.open) >= 1
     assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, *_ in r.open)
+    # each open node carries its parent's LP support: columns of the pool
+    # that cover every record (the master's rows are partitioning equalities)
+    for *_, hints in r.open:
+        assert hints and all(len(c) >= 3 for c in hints)
+        assert set(np.concatenate(hints).tolist()) == set(range(len(X)))
     again = parallel.run_task(snap, task)             # the cached worker tree
     assert again.counts["nodes"] == 5
 

@@ -62,8 +62,12 @@ def test_duplicate_columns_are_ignored_and_bad_columns_refused():
     assert mp.add_columns([[0, 1, 2], [3, 4, 5]]) == 2
     assert mp.add_columns([[2, 1, 0], [3, 4, 5], [1, 2, 3]]) == 1
     assert len(mp) == 3 and mp.has([3, 2, 1])
-    with pytest.raises(DataError):
-        mp.add_columns([[4, 5, 6]])
+    assert mp.add_columns([np.array([1, 3, 1, 2])]) == 0     # {1, 2, 3} again
+    assert mp.add_columns([(5, 0, 5)]) == 1 and mp.columns[-1].tolist() == [0, 5]
+    for bad in ([4, 5, 6], [], [-1, 2]):
+        with pytest.raises(DataError):
+            mp.add_columns([bad])
+    assert len(mp) == 4
     with pytest.raises(SolverError):
         MasterProblem(X).solve()
 
