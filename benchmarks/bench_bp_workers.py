@@ -4,6 +4,7 @@ second and time to proof on the same instances in the same run.
     .venv/bin/python benchmarks/bench_bp_workers.py [--lognormal 80:3:1:tree,100:3:1:tree]
         [--census ../shared/data/census.csv --subsets 100:5:3:centroid] [--workers 1,2]
         [--threads 1] [--tree-only] [--time-limit 900] [--json out.jsonl]
+        [--resume census:4:docs/results/trees/census_k4_2.npz --bp-option branching=strong]
 
 Instances (defaults in brackets; none of ``--subsets`` by default, e.g.
 ``--subsets 100:5:3:centroid``, a tree of a few hundred heavy nodes with
@@ -11,7 +12,12 @@ node gap closing): ``--lognormal n:k:seed``
 (:func:`mipagg.generators.lognormal`, p = 11 columns, the issue's
 heavy-tailed business-file shape) and ``--subsets n:k:index[:criterion]``
 (``n``-record subsets of ``--census`` by :func:`mipagg.subsets.subset`,
-criterion ``random`` unless given).  Every run uses bp's default options; a
+criterion ``random`` unless given) and ``--resume name:k:checkpoint`` (a
+CASC tree, ``name`` a file of ``--data-dir``, resumed from a committed
+checkpoint of ``docs/results/trees``: every run goes on from the same open
+nodes, so each solves nodes of the same real tree; its nodes/s counts the
+nodes it solved, and its time limit ends it).  Every run uses bp's default
+options (``--bp-option key=value`` changes one); a
 ``:tree`` suffix (or ``--tree-only`` for all) switches cuts, gap closing and
 the pool MIP off, so that the tree alone proves optimality (hundreds of
 light nodes).  ``--threads`` pricing threads per process (default 1: one
@@ -30,6 +36,7 @@ every run found the same optimum (relative 1e-6).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import resource
@@ -68,6 +75,24 @@ def instances(a):
                    subset(census, int(n), criterion, int(index)).X, int(k), tree)
 
 
+def resumed(a):
+    """The ``--resume`` cells: (name, X, k, checkpoint path)."""
+    from mipagg.instance import read_csv
+
+    for spec in filter(None, a.resume.split(",")):
+        name, k, path = spec.split(":", 2)
+        yield (f"{name} k={k} resumed from {Path(path).name}",
+               read_csv(str(Path(a.data_dir) / f"{name}.csv")).X, int(k), path)
+
+
+def option(text: str):
+    key, _, value = text.partition("=")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value
+
+
 def cpu_seconds() -> float:
     """CPU seconds of this process and of its reaped children (the workers)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), \
@@ -82,6 +107,11 @@ def main(argv=None):
     ap.add_argument("--census", default=str(Path(__file__).resolve().parents[2]
                                             / "shared/data/census.csv"))
     ap.add_argument("--subsets", default="")
+    ap.add_argument("--resume", default="", help="name:k:checkpoint[,...] (module docstring)")
+    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
+                                              / "shared/data"))
+    ap.add_argument("--bp-option", action="append", default=[], type=option,
+                    help="key=value, a bp option for every run (repeatable)")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tree-only", action="store_true")
@@ -92,7 +122,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     parallel.SUBTREE_NODES = a.subtree_nodes
     counts = [int(w) for w in a.workers.split(",")]
-    options = dict(threads=a.threads, time_limit=a.time_limit)
+    options = dict(threads=a.threads, time_limit=a.time_limit, **dict(a.bp_option))
     print(f"<!-- {machine()} -->")
     print(f"<!-- options {options}; tree-only: {TREE_ONLY}; "
           f"subtree nodes {parallel.SUBTREE_NODES} -->")
@@ -102,19 +132,23 @@ def main(argv=None):
     summary = []
     for w in sorted(set(counts)):        # warm-up, discarded: numba compiles on first use
         branch_and_price(lognormal(30, a.p, seed=0).X, 3, workers=w, **options)
-    for name, X, k, tree in instances(a):
+    cases = [(name, X, k, dict(TREE_ONLY) if tree or a.tree_only else {})
+             for name, X, k, tree in instances(a)]
+    cases += [(name, X, k, {"resume": path}) for name, X, k, path in resumed(a)]
+    for name, X, k, extra in cases:
         runs = []
         for w in counts:
             load0 = os.getloadavg()[0]
             t0, c0 = time.perf_counter(), cpu_seconds()
-            r = branch_and_price(X, k, workers=w, **options,
-                                 **(TREE_ONLY if tree or a.tree_only else {}))
+            r = branch_and_price(X, k, workers=w, **options, **extra)
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
             tree_s = r.seconds["tree"]
-            rate = (r.nodes - 1) / tree_s if tree_s > 0 else float("nan")
-            per_cpu = r.nodes / cpu if cpu > 0 else float("nan")
+            nodes = r.nodes - r.resumed_nodes               # this run's (resumed: 0 before)
+            solved = nodes - ("resume" not in extra)        # in the tree: not the root
+            rate = solved / tree_s if tree_s > 0 else float("nan")
+            per_cpu = nodes / cpu if cpu > 0 else float("nan")
             runs.append((w, r, rate, tree_s, wall, per_cpu))
-            print(f"| {name} | {k} | {w} | {r.status} | {r.sse:.6f} | {r.nodes} | {tree_s:.1f} "
+            print(f"| {name} | {k} | {w} | {r.status} | {r.sse:.6f} | {nodes} | {tree_s:.1f} "
                   f"| {rate:.2f} | {wall:.1f} | {cpu:.1f} | {per_cpu:.2f} "
                   f"| {load0:.1f}/{os.getloadavg()[0]:.1f} |", flush=True)
             if a.json:
@@ -128,6 +162,8 @@ def main(argv=None):
         same = all(abs(r.sse - base[0][1].sse) <= 1e-6 * abs(base[0][1].sse)
                    for _, r, *_ in runs)
 
+        what = "optimum" if all(r.status == "optimal" for _, r, *_ in runs) else "best SSE"
+
         def med(rows, i):
             return statistics.median(row[i] for row in rows)
 
@@ -138,7 +174,7 @@ def main(argv=None):
                            f"{med(mine, 2) / med(base, 2):.2f}, tree time x"
                            f"{med(base, 3) / med(mine, 3):.2f}, total time x"
                            f"{med(base, 4) / med(mine, 4):.2f}, nodes per CPU second x"
-                           f"{med(mine, 5) / med(base, 5):.2f}, same optimum: {same}")
+                           f"{med(mine, 5) / med(base, 5):.2f}, same {what}: {same}")
     print()
     for line in summary:
         print(line)
