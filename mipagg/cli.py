@@ -39,6 +39,8 @@ METHOD_OPTIONS = {
     "--close-gap-partial": ("close_gap_partial", int, "bp: when the root's gap holds more "
                             "clusters than gap closing takes, close it partially over at most "
                             "N clusters (e.g. 2000; default 0: off)"),
+    "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "
+                          "may take (default: until the time limit; 0: off)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
                      "stops (and every --checkpoint-every seconds), to resume it later"),
     "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "

@@ -218,7 +218,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
                      close_gap_time=None, close_gap_mip="auto", close_gap_partial=0,
                      aggregation="auto",
-                     node_close_max_columns=50_000,
+                     node_close_max_columns=50_000, node_close_time=None,
                      mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
@@ -261,6 +261,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         ("on"), not ("off"), or "auto": "on" from ``AGGREGATION_MIN_K`` = 10.
     node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
         at most this many clusters per node (0 switches it off).
+    node_close_time : seconds each node's gap closing (enumeration and MIP)
+        may take (default: until the run's deadline; 0 switches it off); past
+        it the node keeps the MIP's certified bound, if any, and is branched.
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -340,7 +343,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap=close_gap, close_gap_max_columns=close_gap_max_columns,
         close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
         close_gap_partial=close_gap_partial, aggregation=aggregation,
-        node_close_max_columns=node_close_max_columns,
+        node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
         mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
@@ -901,13 +904,16 @@ class BranchAndPrice(ColumnGeneration):
         ones) when its gap is small (:func:`_close_node`): the node's bound,
         None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
-        if res.stop.reason != "converged" or not self.closer.wants(g):
+        budget = self.settings.node_close_time
+        if res.stop.reason != "converged" or budget == 0 or not self.closer.wants(g):
             return bound
         t1 = time.perf_counter()
+        deadline = self.stop.deadline if budget is None \
+            else self.stop.until(t1 + float(budget)).deadline
         outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           self.settings.node_close_max_columns,
-                                          self.stop.deadline, self.ctx, self.closing_mip())
+                                          deadline, self.ctx, self.closing_mip())
         self.seconds["node_close"] += time.perf_counter() - t1
         self.closer.record(outcome, g)
         if outcome == "optimal":

@@ -60,7 +60,8 @@ PRESOLVE_MIN_N = 100
 AGGREGATIONS = ("auto", "on", "off")
 AGGREGATION_MIN_K = 10
 # bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
-PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time")
+PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time",
+                 "node_close_time")
 
 
 @dataclass
@@ -295,6 +296,7 @@ class BPSettings(_Loadable):
     close_gap_partial: int = 0
     aggregation: str = "auto"
     node_close_max_columns: int = 50_000
+    node_close_time: float | None = None
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None

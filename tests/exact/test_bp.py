@@ -106,6 +106,38 @@ def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
     assert r.summary()["nodes_enumerated"] == r.nodes_enumerated
 
 
+def test_node_gap_closing_keeps_to_its_time_budget(census, monkeypatch):
+    """``node_close_time``: each node closing gets a deadline that many
+    seconds after it starts (under the run's own); 0 switches closing off;
+    the tree reaches the optimum either way."""
+    import time
+
+    from mipagg.exact import bp as bp_module
+
+    s = subset(census, 24, "random", 0)
+    opt = set_partitioning(s.X, 3, integral=True)[0]
+    seen = []
+    real = bp_module._close_node
+
+    def spy(*args):
+        seen.append(args[9] - time.perf_counter())     # the deadline, from now
+        return real(*args)
+
+    monkeypatch.setattr(bp_module, "_close_node", spy)
+    r = branch_and_price(s.X, 3, node_close_time=0.5, time_limit=600, **NODE_CLOSING)
+    _check(r, s.X, 3, opt)
+    assert r.node_closings >= 1 and len(seen) == r.node_closings
+    assert all(0 < left <= 0.5 for left in seen)
+    seen.clear()
+    off = branch_and_price(s.X, 3, node_close_time=0, **NODE_CLOSING)
+    _check(off, s.X, 3, opt)
+    assert off.node_closings == 0 and not seen
+    from mipagg.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="node_close_time"):
+        branch_and_price(s.X, 3, node_close_time=-1)
+
+
 RECLOSE_BASE = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
                     node_close_max_columns=0, threads=1)
 
