@@ -650,17 +650,17 @@ class BranchAndPrice(ColumnGeneration):
         elif not self.settings.close_gap:
             self.gap_closing = "disabled"
         elif stop.reason == "converged" and stop.duals is not None and stop.bound is not None:
-            self._close_root(stop, self.close_gap_deadline(t0))
+            self._close_root(stop, self.phase_deadline(t0, self.close_gap_time))
         else:
             self.gap_closing = "skipped"
         self.seconds["close_gap"] = time.perf_counter() - t0 - (self.seconds["mip"] - mip0)
 
-    def close_gap_deadline(self, t0: float) -> float | None:
-        """When a root gap closing started at ``t0`` must stop: ``close_gap_time``
-        after it, and never after the run's deadline."""
-        if self.close_gap_time is None:
+    def phase_deadline(self, t0: float, seconds) -> float | None:
+        """When a gap closing started at ``t0`` with its own budget of
+        ``seconds`` (None: none) must stop; never after the run's deadline."""
+        if seconds is None:
             return self.stop.deadline
-        return self.stop.until(t0 + float(self.close_gap_time)).deadline
+        return self.stop.until(t0 + float(seconds)).deadline
 
     def _close_root(self, stop, deadline) -> None:
         """Gap closing at the root; a second attempt only after the pool MIP
@@ -711,7 +711,7 @@ class BranchAndPrice(ColumnGeneration):
                     self.reclosed_at - stop.bound)):
             return
         t0, mip0 = time.perf_counter(), self.seconds["mip"]
-        self._close_at_root(stop, self.close_gap_deadline(t0))
+        self._close_at_root(stop, self.phase_deadline(t0, self.close_gap_time))
         self.proven = self.gap_closing == "optimal"
         if self.proven:
             while len(self.open):
@@ -908,12 +908,11 @@ class BranchAndPrice(ColumnGeneration):
         if res.stop.reason != "converged" or budget == 0 or not self.closer.wants(g):
             return bound
         t1 = time.perf_counter()
-        deadline = self.stop.deadline if budget is None \
-            else self.stop.until(t1 + float(budget)).deadline
         outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           self.settings.node_close_max_columns,
-                                          deadline, self.ctx, self.closing_mip())
+                                          self.phase_deadline(t1, budget), self.ctx,
+                                          self.closing_mip())
         self.seconds["node_close"] += time.perf_counter() - t1
         self.closer.record(outcome, g)
         if outcome == "optimal":
@@ -1174,8 +1173,9 @@ def cut_constraints(master, n, cut_duals, together=(), apart=()):
 class _NodeClosing:
     """When to try gap closing at a tree node: where the node's gap is below
     a threshold, at first the root's gap; a failure for too many clusters (or
-    search nodes) sets it to 0.8 × that node's gap, a success raises it to at
-    least 1.25 × that node's gap; never with ``max_columns`` 0."""
+    search nodes) or for time (``node_close_time``) sets it to 0.8 × that
+    node's gap, a success raises it to at least 1.25 × that node's gap; never
+    with ``max_columns`` 0."""
 
     def __init__(self, max_columns: int, root_gap: float):
         self.limit = root_gap if max_columns else -np.inf
@@ -1189,7 +1189,7 @@ class _NodeClosing:
         if outcome == "optimal":
             self.succeeded += 1
             self.limit = max(self.limit, 1.25 * node_gap)
-        elif outcome in ("too_many_columns", "too_many_nodes"):
+        elif outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
             self.limit = 0.8 * node_gap
 
 

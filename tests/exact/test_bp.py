@@ -138,6 +138,23 @@ def test_node_gap_closing_keeps_to_its_time_budget(census, monkeypatch):
         branch_and_price(s.X, 3, node_close_time=-1)
 
 
+def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_success():
+    """A closing that ran out of clusters or of its time budget lowers the gap
+    below which nodes are closed to 0.8 × that node's gap; a success raises
+    it to 1.25 × at least; 0 clusters switches closing off."""
+    from mipagg.exact.bp import _NodeClosing
+
+    c = _NodeClosing(50_000, 1.0)
+    assert c.wants(1.0) and not c.wants(1.01)
+    for outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
+        c.limit = 1.0
+        c.record(outcome, 0.5)
+        assert c.limit == pytest.approx(0.4) and not c.wants(0.5)
+    c.record("optimal", 0.4)
+    assert c.limit == pytest.approx(0.5) and c.tried == 4 and c.succeeded == 1
+    assert not _NodeClosing(0, 1.0).wants(0.0)
+
+
 RECLOSE_BASE = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
                     node_close_max_columns=0, threads=1)
 
