@@ -41,6 +41,9 @@ METHOD_OPTIONS = {
                             "N clusters (e.g. 2000; default 0: off)"),
     "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "
                           "may take (default: until the time limit; 0: off)"),
+    "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "
+                             "many clusters, close it partially over at most N clusters (a "
+                             "search for better partitions; default 0: off)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
                      "stops (and every --checkpoint-every seconds), to resume it later"),
     "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "

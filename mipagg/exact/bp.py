@@ -106,7 +106,8 @@ NEIGHBOURHOOD_GROUPS = (8, 12)
 _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "root_lp_bound",
             "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
-            "node_closings", "nodes_enumerated", "fixed_pairs", "node_fixed_pairs",
+            "node_closings", "nodes_enumerated", "node_partial_closings",
+            "node_closing_incumbents", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
             "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint")
@@ -151,6 +152,8 @@ class BranchAndPriceResult:
     stabilization: str | None = None
     node_closings: int = 0          # gap closings tried at tree nodes
     nodes_enumerated: int = 0       # nodes closed by them
+    node_partial_closings: int = 0  # of node_closings, partial ones (node_close_partial)
+    node_closing_incumbents: int = 0  # of node_closings, those that improved the incumbent
     fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # pairs examined by the fixing
@@ -219,7 +222,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, close_gap_mip="auto", close_gap_partial=0,
                      aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
-                     mip_time=None,
+                     node_close_partial=0, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
@@ -264,6 +267,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_close_time : seconds each node's gap closing (enumeration and MIP)
         may take (default: until the run's deadline; 0 switches it off); past
         it the node keeps the MIP's certified bound, if any, and is branched.
+    node_close_partial : at a node whose gap is too large for the full node
+        closing (or whose full closing finds too many clusters), a partial
+        closing over at most this many clusters, as ``close_gap_partial`` at
+        the root (0: off): its MIP searches the node's least-reduced-cost
+        clusters for a better partition and lifts the node's bound to
+        min(its bound, L + τ).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -344,7 +353,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
         close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
-        mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
+        node_close_partial=node_close_partial, mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
@@ -901,20 +910,24 @@ class BranchAndPrice(ColumnGeneration):
 
     def close_node_gap(self, res, node: Node, bound: float) -> float | None:
         """Gap closing at ``node`` (its apart pairs with the root's fixed
-        ones) when its gap is small (:func:`_close_node`): the node's bound,
-        None when its subtree is closed."""
+        ones) when its gap is small (:func:`_close_node`), else (or when it
+        finds too many clusters) a partial closing over ``node_close_partial``
+        clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
-        budget = self.settings.node_close_time
-        if res.stop.reason != "converged" or budget == 0 or not self.closer.wants(g):
+        st = self.settings
+        full = self.closer.wants(g)
+        if res.stop.reason != "converged" or st.node_close_time == 0 or not (
+                full or st.node_close_partial):
             return bound
         t1 = time.perf_counter()
+        before = self.rounder.best_sse
         outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
-                                          self.settings.node_close_max_columns,
-                                          self.phase_deadline(t1, budget), self.ctx,
-                                          self.closing_mip())
+                                          st.node_close_max_columns if full else 0,
+                                          self.phase_deadline(t1, st.node_close_time), self.ctx,
+                                          self.closing_mip(), st.node_close_partial)
         self.seconds["node_close"] += time.perf_counter() - t1
-        self.closer.record(outcome, g)
+        self.closer.record(outcome, g, full=full, better=self.rounder.best_sse < before)
         if outcome == "optimal":
             return None
         if node_bound is not None:
@@ -991,7 +1004,8 @@ class BranchAndPrice(ColumnGeneration):
             columns=len(self.master.columns), max_depth=self.max_depth,
             gap_closing=self.gap_closing, seconds=self.seconds, threads=self.ctx.threads,
             stabilization=self.loop.stabilization, node_closings=self.closer.tried,
-            nodes_enumerated=self.closer.succeeded, node_cuts=self.node_cuts,
+            nodes_enumerated=self.closer.succeeded, node_partial_closings=self.closer.partial,
+            node_closing_incumbents=self.closer.better, node_cuts=self.node_cuts,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
@@ -1175,26 +1189,35 @@ class _NodeClosing:
     a threshold, at first the root's gap; a failure for too many clusters (or
     search nodes) or for time (``node_close_time``) sets it to 0.8 × that
     node's gap, a success raises it to at least 1.25 × that node's gap; never
-    with ``max_columns`` 0."""
+    with ``max_columns`` 0.  ``partial`` counts the node closings that were
+    partial (``node_close_partial``), ``better`` those that found a better
+    incumbent."""
 
     def __init__(self, max_columns: int, root_gap: float):
         self.limit = root_gap if max_columns else -np.inf
-        self.tried = self.succeeded = 0
+        self.tried = self.succeeded = self.partial = self.better = 0
 
     def wants(self, node_gap: float) -> bool:
         return node_gap <= self.limit
 
-    def record(self, outcome: str, node_gap: float) -> None:
+    def record(self, outcome: str, node_gap: float, full: bool = True,
+               better: bool = False) -> None:
+        """One node closing's ``outcome``; ``full``: the full closing was
+        tried (else only a partial one), ``better``: it improved the incumbent."""
         self.tried += 1
+        self.partial += outcome == "partial" or not full
+        self.better += better
         if outcome == "optimal":
             self.succeeded += 1
-            self.limit = max(self.limit, 1.25 * node_gap)
-        elif outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
+            if full:
+                self.limit = max(self.limit, 1.25 * node_gap)
+        elif full and outcome in ("too_many_columns", "too_many_nodes", "time_limit",
+                                  "partial"):
             self.limit = 0.8 * node_gap
 
 
 def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx,
-                mip):
+                mip, partial=0):
     """Gap closing at a tree node (route enumeration in the spirit of Baldacci,
     Christofides & Mingozzi 2008): at the duals where the node's column
     generation converged (bound L), every cluster of a partition of the node's
@@ -1205,11 +1228,16 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     partition offered to ``rounder``), else why not; bound a lower bound for
     the subtree proved by a time-limited MIP, or None.  Costs one enumeration
     per size (at most ``max_columns`` clusters in all) plus one MIP, whose
-    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`)."""
+    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`).  With
+    ``partial`` > 0, too many clusters make it a partial closing over at most
+    ``partial`` of them (:func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`;
+    ``max_columns`` 0 goes straight to it), whose bound min(B, L + τ) holds
+    for the subtree."""
     cons = cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
     outcome, opt, bound = close_gap_by_enumeration(
         D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
-        deadline, constraints=cons, ctx=ctx, **mip)
+        deadline, constraints=cons, ctx=ctx, lower=stop.bound - tol_abs,
+        partial_columns=partial, **mip)
     if opt is not None:
         rounder.offer(opt)
     if outcome == "optimal" or bound is None:

@@ -136,7 +136,8 @@ def save(tree, path) -> Path:
             "root_stop": {"reason": stop.reason, "bound": _finite(stop.bound),
                           "bound_source": stop.bound_source},
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
-                       "succeeded": closer.succeeded},
+                       "succeeded": closer.succeeded, "partial": closer.partial,
+                       "better": closer.better},
             "fixing": None if fixer is None else {
                 "node_fixed": int(fixer.node_fixed),
                 "L": None if root_fix is None else float(root_fix[1])},
@@ -228,6 +229,7 @@ def restore(tree, ckpt: Checkpoint) -> None:
     if tree.settings.node_close_max_columns:
         tree.closer.limit = -np.inf if c["limit"] is None else float(c["limit"])
     tree.closer.tried, tree.closer.succeeded = int(c["tried"]), int(c["succeeded"])
+    tree.closer.partial, tree.closer.better = int(c.get("partial", 0)), int(c.get("better", 0))
     tree.resumed_nodes = tree.nodes
     for nd in ckpt.nodes:
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))

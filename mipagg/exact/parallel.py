@@ -66,7 +66,8 @@ GRACE_SECONDS = 30.0    # past the deadline, tasks still out are given up (their
 POLL_SECONDS = 1.0      # the coordinator wakes at least this often
 HINTS = True            # send each node its parent's LP support columns
 
-_COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_fixed_pairs",
+_COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
+           "node_closing_incumbents", "node_fixed_pairs",
            "node_cuts", "strong_evaluations")
 
 
@@ -170,6 +171,7 @@ def _counts(tree) -> dict:
     fixer, closer = tree.fixer, tree.closer
     return {"nodes": tree.nodes, "iterations": tree.iterations,
             "node_closings": closer.tried, "nodes_enumerated": closer.succeeded,
+            "node_partial_closings": closer.partial, "node_closing_incumbents": closer.better,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_cuts": tree.node_cuts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0)}
@@ -466,6 +468,8 @@ class _Coordinator:
         tree.iterations += c["iterations"]
         tree.closer.tried += c["node_closings"]
         tree.closer.succeeded += c["nodes_enumerated"]
+        tree.closer.partial += c["node_partial_closings"]
+        tree.closer.better += c["node_closing_incumbents"]
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]

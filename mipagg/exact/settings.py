@@ -297,6 +297,7 @@ class BPSettings(_Loadable):
     aggregation: str = "auto"
     node_close_max_columns: int = 50_000
     node_close_time: float | None = None
+    node_close_partial: int = 0
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
@@ -352,10 +353,10 @@ class BPSettings(_Loadable):
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
         if self.fixing not in (True, False):
             raise ParameterError(f"fixing must be True or False, got {self.fixing!r}")
-        cp = self.close_gap_partial
-        if isinstance(cp, (str, bool)) or not isinstance(cp, (int, np.integer)) or cp < 0:
-            raise ParameterError(f"close_gap_partial must be an integer >= 0 (clusters), "
-                                 f"got {cp!r}")
+        for name in ("close_gap_partial", "node_close_partial"):
+            cp = getattr(self, name)
+            if isinstance(cp, (str, bool)) or not isinstance(cp, (int, np.integer)) or cp < 0:
+                raise ParameterError(f"{name} must be an integer >= 0 (clusters), got {cp!r}")
         ncr = self.node_cut_rounds
         if isinstance(ncr, (str, bool)) or int(ncr) != ncr or ncr < 0:
             raise ParameterError(f"node_cut_rounds must be an integer >= 0, got {ncr!r}")

@@ -1,5 +1,5 @@
 """Partial gap closing at the root (``bp close_gap_partial``,
-mipagg.exact.gapclosing): when the clusters below UB − LB are too many, the
+mipagg.exact.gapclosing) and at tree nodes (``node_close_partial``): when the clusters below UB − LB are too many, the
 integer master over those below the largest threshold τ that fits certifies
 min(its bound, LB + τ), and proves its optimum when that is below LB + τ.
 Checked against the brute-force optimum on tiny instances and against bp's
@@ -66,11 +66,60 @@ def test_a_partial_closing_bound_never_exceeds_the_optimum(inst, cap, cuts):
     assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
 
 
-def test_close_gap_partial_must_be_a_count(block40):
+@pytest.mark.parametrize("name", ["close_gap_partial", "node_close_partial"])
+def test_partial_budgets_must_be_counts(block40, name):
     X, _ = block40
     for bad in ("yes", True, -1, 2.5):
-        with pytest.raises(ParameterError, match="close_gap_partial must be an integer"):
-            branch_and_price(X, 4, close_gap_partial=bad, **ROOT)
+        with pytest.raises(ParameterError, match=f"{name} must be an integer"):
+            branch_and_price(X, 4, **{name: bad}, **ROOT)
+
+
+# the tree with no root closing, no pool MIP, no dive, and full node closings
+# capped at 50 clusters: too few for the 40-record block's nodes
+TREE = dict(close_gap=False, mip_time=0, dive_time=0, node_close_max_columns=50, threads=1)
+
+
+def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
+    X, opt = block40
+    plain = branch_and_price(X, 4, **TREE)
+    r = branch_and_price(X, 4, node_close_partial=PARTIAL, **TREE)
+    for res in (plain, r):
+        assert res.status == "optimal" and res.sse == pytest.approx(opt, abs=1e-7)
+    assert plain.node_partial_closings == 0
+    assert r.node_partial_closings >= 1 and r.node_closing_incumbents >= 1
+    assert r.nodes < plain.nodes / 10          # 3 nodes against 333
+    assert r.summary()["node_partial_closings"] == r.node_partial_closings
+
+
+@pytest.mark.parametrize("cap", [50, 300])
+def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap):
+    """Every node closing partial, over too few clusters to find the optimum
+    at once: the bounds after 8 nodes lie between the plain tree's and the
+    optimum, and the whole tree still ends at the optimum."""
+    X, opt = block40
+    options = dict(TREE, node_close_max_columns=0)
+    plain = branch_and_price(X, 4, node_limit=8, **options)
+    r = branch_and_price(X, 4, node_limit=8, node_close_partial=cap, **options)
+    assert r.node_partial_closings == 7                  # every node but the root
+    assert plain.lower_bound < r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    tree = branch_and_price(X, 4, node_close_partial=cap, **options)
+    assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6), st.integers(1, 30), st.integers(1, 4))
+def test_partial_node_closings_keep_every_bound_certified(inst, cap, nodes):
+    """Full node closings off (``node_close_max_columns`` 0): every node
+    closing is partial, over at most ``cap`` clusters."""
+    X, k = inst
+    opt = optimal_partition(X, k)[0]
+    options = dict(close_gap=False, mip_time=0, dive_time=0, cuts=False, threads=1,
+                   node_close_max_columns=0, node_close_partial=cap)
+    r = branch_and_price(X, k, node_limit=nodes, **options)
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    assert r.node_partial_closings <= r.node_closings
+    tree = branch_and_price(X, k, **options)
+    assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
 
 
 @pytest.mark.parametrize("cap", [1, 5, 40, 300])
