@@ -91,6 +91,7 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 ROOT_CLOSE_SECONDS = 30.0
 MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
 DIVE_SHARE = 0.05           # share of the groups still to form that a dive step fixes
+PARTIAL_SHARE = 0.5         # at most this share of the tree's time in partial node closings
 # Exact neighbourhood search after the dive, by default from this many records
 # on: on a 4 000-record lognormal file at k = 3 it took the root gap from 0.68 %
 # to 0.43 %, on a 300-record Census block at k = 5 the tree found the same
@@ -272,7 +273,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         closing over at most this many clusters, as ``close_gap_partial`` at
         the root (0: off): its MIP searches the node's least-reduced-cost
         clusters for a better partition and lifts the node's bound to
-        min(its bound, L + τ).
+        min(its bound, L + τ).  Those at nodes above the full closing's
+        threshold take at most ``PARTIAL_SHARE`` (half) of the tree's time.
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -914,10 +916,10 @@ class BranchAndPrice(ColumnGeneration):
         finds too many clusters) a partial closing over ``node_close_partial``
         clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
-        st = self.settings
-        full = self.closer.wants(g)
+        st, closer = self.settings, self.closer
+        full = closer.wants(g)
         if res.stop.reason != "converged" or st.node_close_time == 0 or not (
-                full or st.node_close_partial):
+                full or (st.node_close_partial and closer.wants_partial())):
             return bound
         t1 = time.perf_counter()
         before = self.rounder.best_sse
@@ -926,8 +928,10 @@ class BranchAndPrice(ColumnGeneration):
                                           st.node_close_max_columns if full else 0,
                                           self.phase_deadline(t1, st.node_close_time), self.ctx,
                                           self.closing_mip(), st.node_close_partial)
-        self.seconds["node_close"] += time.perf_counter() - t1
-        self.closer.record(outcome, g, full=full, better=self.rounder.best_sse < before)
+        spent = time.perf_counter() - t1
+        self.seconds["node_close"] += spent
+        closer.record(outcome, g, full=full, better=self.rounder.best_sse < before,
+                      seconds=0.0 if full else spent)
         if outcome == "optimal":
             return None
         if node_bound is not None:
@@ -1191,20 +1195,33 @@ class _NodeClosing:
     node's gap, a success raises it to at least 1.25 × that node's gap; never
     with ``max_columns`` 0.  ``partial`` counts the node closings that were
     partial (``node_close_partial``), ``better`` those that found a better
-    incumbent."""
+    incumbent.  Partial closings at nodes too far from the full closing's
+    threshold take at most ``PARTIAL_SHARE`` of the time since the closer
+    started (:meth:`restart`): on Tarragona k = 3 a partial closing costs
+    about ten times a node's column generation (docs/bench/casc_gap.md §16)."""
 
     def __init__(self, max_columns: int, root_gap: float):
         self.limit = root_gap if max_columns else -np.inf
         self.tried = self.succeeded = self.partial = self.better = 0
+        self.restart()
+
+    def restart(self) -> None:
+        """The time share of partial closings counted from now (a new tree or worker)."""
+        self.started, self.partial_seconds = time.perf_counter(), 0.0
 
     def wants(self, node_gap: float) -> bool:
         return node_gap <= self.limit
 
+    def wants_partial(self) -> bool:
+        return self.partial_seconds <= PARTIAL_SHARE * (time.perf_counter() - self.started)
+
     def record(self, outcome: str, node_gap: float, full: bool = True,
-               better: bool = False) -> None:
+               better: bool = False, seconds: float = 0.0) -> None:
         """One node closing's ``outcome``; ``full``: the full closing was
-        tried (else only a partial one), ``better``: it improved the incumbent."""
+        tried (else only a partial one), ``better``: it improved the incumbent;
+        ``seconds`` count towards the partial closings' time share."""
         self.tried += 1
+        self.partial_seconds += seconds
         self.partial += outcome == "partial" or not full
         self.better += better
         if outcome == "optimal":

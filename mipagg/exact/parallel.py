@@ -163,6 +163,7 @@ def build_worker(snap: Snapshot):
     tree = snap.cls(snap.X, snap.k, snap.settings, initial=snap.labels)
     tree.adopt_root(snap.columns, snap.cuts, snap.fixing)
     tree.closer = copy.deepcopy(snap.closer)
+    tree.closer.restart()
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
     return tree
 

@@ -79,7 +79,14 @@ def test_partial_budgets_must_be_counts(block40, name):
 TREE = dict(close_gap=False, mip_time=0, dive_time=0, node_close_max_columns=50, threads=1)
 
 
-def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
+@pytest.fixture
+def no_share(monkeypatch):
+    """Partial node closings at every node, whatever their time share."""
+    from mipagg.exact import bp
+    monkeypatch.setattr(bp, "PARTIAL_SHARE", 1.0)
+
+
+def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40, no_share):
     X, opt = block40
     plain = branch_and_price(X, 4, **TREE)
     r = branch_and_price(X, 4, node_close_partial=PARTIAL, **TREE)
@@ -92,7 +99,8 @@ def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
 
 
 @pytest.mark.parametrize("cap", [50, 300])
-def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap):
+def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap,
+                                                                           no_share):
     """Every node closing partial, over too few clusters to find the optimum
     at once: the bounds after 8 nodes lie between the plain tree's and the
     optimum, and the whole tree still ends at the optimum."""
@@ -104,6 +112,24 @@ def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(blo
     assert plain.lower_bound < r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
     tree = branch_and_price(X, 4, node_close_partial=cap, **options)
     assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_partial_node_closings_take_at_most_their_share_of_the_time(monkeypatch):
+    from mipagg.exact import bp
+    clock = [100.0]
+    monkeypatch.setattr(bp.time, "perf_counter", lambda: clock[0])
+    closer = bp._NodeClosing(50_000, 1.0)
+    clock[0] = 110.0                         # 10 s since the closer started
+    assert closer.wants_partial()
+    closer.record("partial", 2.0, full=False, seconds=5.0)
+    assert closer.wants_partial()            # 5 s of 10: the share, not above it
+    closer.record("partial", 2.0, full=False, seconds=0.5)
+    assert not closer.wants_partial()
+    clock[0] = 111.0
+    assert closer.wants_partial()            # 5.5 s of 11
+    assert (closer.tried, closer.partial, closer.limit) == (2, 2, 1.0)   # threshold kept
+    closer.restart()
+    assert closer.partial_seconds == 0.0 and closer.started == 111.0
 
 
 @settings(max_examples=25, deadline=None)
