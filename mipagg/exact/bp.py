@@ -355,7 +355,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
         close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
-        node_close_partial=node_close_partial, mip_time=mip_time, mip_nodes=mip_nodes, dive_time=dive_time,
+        node_close_partial=node_close_partial, mip_time=mip_time, mip_nodes=mip_nodes,
+        dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
         fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
