@@ -5,6 +5,7 @@ status when the clusters below UB − LB do not fit.
     .venv/bin/python benchmarks/bench_partial_closing.py [--subsets 40:4:0,60:5:0,100:5:1]
         [--census ../shared/data/census.csv] [--cap 200000] [--partial 0,2000]
         [--cut-rounds 0] [--close-time 60] [--bare] [--time-limit 1800] [--initial LABELS]
+        [--tree --node-cap 50]
 
 Each instance (``n:k:index``, a random ``n``-record subset of ``--census``
 by :func:`mipagg.subsets.subset`; ``n`` = the file's size takes the whole
@@ -17,6 +18,11 @@ clusters; 0: no partial closing).  ``--initial``: the whole file's runs
 start from that partition.  Printed: the closing's outcome, the
 root LP bound, the cut bound, the certified bound, the incumbent, the gap
 and the wall time.
+
+``--tree``: partial closing at tree nodes instead (``node_close_partial``):
+the whole tree, root gap closing off, full node closings capped at
+``--node-cap`` clusters, once per ``--partial`` value; printed besides: the
+nodes, the partial node closings and those that found a better incumbent.
 """
 
 from __future__ import annotations
@@ -52,19 +58,24 @@ def main(argv=None):
     ap.add_argument("--close-time", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bare", action="store_true")
+    ap.add_argument("--tree", action="store_true",
+                    help="partial closing at the tree's nodes (module docstring)")
+    ap.add_argument("--node-cap", type=int, default=50)
     ap.add_argument("--time-limit", type=float, default=1800.0)
     a = ap.parse_args(argv)
     data = read_csv(a.census)
     options = dict(node_limit=1, cuts=a.cut_rounds > 0, max_cut_rounds=a.cut_rounds,
                    node_close_max_columns=0, close_gap_max_columns=a.cap,
                    close_gap_time=a.close_time, threads=a.threads, time_limit=a.time_limit)
+    if a.tree:
+        options.update(node_limit=None, close_gap=False, node_close_max_columns=a.node_cap)
     if a.bare:
         options.update(mip_time=0, dive_time=0, neighbourhood_time=0)
     print(f"<!-- {machine()} -->")
     print(f"<!-- options {options} -->")
     print("| instance | k | partial clusters | closing | LP bound | cut bound | certified bound | "
-          "incumbent | gap % | s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "incumbent | gap % | s |" + (" nodes | partial / better |" if a.tree else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if a.tree else ""))
     for spec in filter(None, a.subsets.split(",")):
         n, k, index = (int(v) for v in spec.split(":"))
         X = data.X if n >= data.n else subset(data, n, "random", index).X
@@ -74,11 +85,14 @@ def main(argv=None):
             initial = np.loadtxt(a.initial, skiprows=1, dtype=np.int64)
         for partial in (int(v) for v in a.partial.split(",")):
             t0 = time.perf_counter()
-            r = branch_and_price(X, k, close_gap_partial=partial, initial=initial, **options)
+            which = "node_close_partial" if a.tree else "close_gap_partial"
+            r = branch_and_price(X, k, initial=initial, **{which: partial}, **options)
             wall = time.perf_counter() - t0
+            tree = (f" {r.nodes} | {r.node_partial_closings} / {r.node_closing_incumbents} |"
+                    if a.tree else "")
             print(f"| {name} | {k} | {partial or 'off'} | {r.gap_closing} "
                   f"| {r.root_lp_bound:.4f} | {r.root_cut_bound:.4f} | {r.lower_bound:.4f} "
-                  f"| {r.sse:.4f} | {r.gap:.3f} | {wall:.1f} |", flush=True)
+                  f"| {r.sse:.4f} | {r.gap:.3f} | {wall:.1f} |{tree}", flush=True)
 
 
 if __name__ == "__main__":

@@ -923,16 +923,17 @@ class BranchAndPrice(ColumnGeneration):
                 full or (st.node_close_partial and closer.wants_partial())):
             return bound
         t1 = time.perf_counter()
-        before = self.rounder.best_sse
+        before, info = self.rounder.best_sse, {}
         outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
                                           self.phase_deadline(t1, st.node_close_time), self.ctx,
-                                          self.closing_mip(), st.node_close_partial)
+                                          dict(self.closing_mip(), info=info),
+                                          st.node_close_partial)
         spent = time.perf_counter() - t1
         self.seconds["node_close"] += spent
-        closer.record(outcome, g, full=full, better=self.rounder.best_sse < before,
-                      seconds=0.0 if full else spent)
+        closer.record(outcome, g, full=full, partial="tau" in info,
+                      better=self.rounder.best_sse < before, seconds=0.0 if full else spent)
         if outcome == "optimal":
             return None
         if node_bound is not None:
@@ -1216,22 +1217,23 @@ class _NodeClosing:
     def wants_partial(self) -> bool:
         return self.partial_seconds <= PARTIAL_SHARE * (time.perf_counter() - self.started)
 
-    def record(self, outcome: str, node_gap: float, full: bool = True,
+    def record(self, outcome: str, node_gap: float, full: bool = True, partial: bool = False,
                better: bool = False, seconds: float = 0.0) -> None:
         """One node closing's ``outcome``; ``full``: the full closing was
-        tried (else only a partial one), ``better``: it improved the incumbent;
-        ``seconds`` count towards the partial closings' time share."""
+        tried (else only a partial one), ``partial``: a partial closing ran,
+        ``better``: it improved the incumbent; ``seconds`` count towards the
+        partial closings' time share."""
         self.tried += 1
         self.partial_seconds += seconds
-        self.partial += outcome == "partial" or not full
+        self.partial += partial
         self.better += better
-        if outcome == "optimal":
-            self.succeeded += 1
-            if full:
-                self.limit = max(self.limit, 1.25 * node_gap)
-        elif full and outcome in ("too_many_columns", "too_many_nodes", "time_limit",
-                                  "partial"):
-            self.limit = 0.8 * node_gap
+        self.succeeded += outcome == "optimal"
+        if not full:
+            return
+        if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
+            self.limit = 0.8 * node_gap         # the full closing did not fit (or finish)
+        elif outcome == "optimal":
+            self.limit = max(self.limit, 1.25 * node_gap)
 
 
 def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx,
@@ -1246,7 +1248,8 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     partition offered to ``rounder``), else why not; bound a lower bound for
     the subtree proved by a time-limited MIP, or None.  Costs one enumeration
     per size (at most ``max_columns`` clusters in all) plus one MIP, whose
-    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`).  With
+    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`, and ``info``
+    for :func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`).  With
     ``partial`` > 0, too many clusters make it a partial closing over at most
     ``partial`` of them (:func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`;
     ``max_columns`` 0 goes straight to it), whose bound min(B, L + τ) holds

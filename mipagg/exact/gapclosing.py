@@ -103,7 +103,7 @@ def partial_gap_columns(D, k, duals, threshold, best, max_columns, deadline, *,
 
 def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadline, *,
                              constraints=None, ctx=None, cuts=(), presolve="off", lower=None,
-                             partial_columns=0):
+                             partial_columns=0, info=None):
     """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
     at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L;
     ``constraints`` carry the cut penalties at the certified cut duals, and
@@ -124,7 +124,8 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
     with ``partial_columns`` > 0, too many clusters below ``threshold`` make
     it a partial closing over at most ``partial_columns`` clusters (module
     docstring): outcome "partial" with bound min(B, L + τ), or "optimal" when
-    the master's optimum is below L + τ."""
+    the master's optimum is below L + τ.  ``info`` (a dict) gets ``tau``
+    when the closing was partial."""
     outcome, columns, weights = gap_columns(D, k, duals, threshold, best, max_columns,
                                             deadline, constraints=constraints, ctx=ctx)
     if outcome in TOO_MANY and lower is not None and partial_columns > 0:
@@ -133,6 +134,8 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
         if part is None:
             return outcome, None, None
         tau, columns, weights = part
+        if info is not None:
+            info["tau"] = tau
         status, opt, bound = _solve_master(X, k, columns, weights, best, deadline, cuts,
                                            presolve)
         if bound is None:           # the MIP proved nothing: the full closing's outcome

@@ -152,6 +152,10 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
         assert c.limit == pytest.approx(0.4) and not c.wants(0.5)
     c.record("optimal", 0.4)
     assert c.limit == pytest.approx(0.5) and c.tried == 4 and c.succeeded == 1
+    c.record("optimal", 0.5, partial=True)      # the full one did not fit, a partial one closed
+    assert c.limit == pytest.approx(0.4) and c.succeeded == 2 and c.partial == 1
+    c.record("partial", 0.3, full=False, partial=True)    # only a partial closing: no change
+    assert c.limit == pytest.approx(0.4) and c.partial == 2
     assert not _NodeClosing(0, 1.0).wants(0.0)
 
 

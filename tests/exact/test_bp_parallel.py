@@ -72,7 +72,7 @@ def test_node_gap_closing_and_fixing_in_the_workers(tree24):
 
 def test_partial_node_closings_in_the_workers(tree24):
     X, opt = tree24
-    r = branch_and_price(X, 3, workers=2, node_close_partial=10, **TREE_ONLY)
+    r = branch_and_price(X, 3, workers=2, node_close_partial=200, **TREE_ONLY)
     _valid(r, X, 3)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
     assert r.node_partial_closings >= 1                 # counted in the workers

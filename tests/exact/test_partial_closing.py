@@ -108,7 +108,8 @@ def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(blo
     options = dict(TREE, node_close_max_columns=0)
     plain = branch_and_price(X, 4, node_limit=8, **options)
     r = branch_and_price(X, 4, node_limit=8, node_close_partial=cap, **options)
-    assert r.node_partial_closings == 7                  # every node but the root
+    assert r.node_closings == 7                          # every node but the root
+    assert 1 <= r.node_partial_closings <= 7             # those where a threshold fitted
     assert plain.lower_bound < r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
     tree = branch_and_price(X, 4, node_close_partial=cap, **options)
     assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
@@ -121,9 +122,9 @@ def test_partial_node_closings_take_at_most_their_share_of_the_time(monkeypatch)
     closer = bp._NodeClosing(50_000, 1.0)
     clock[0] = 110.0                         # 10 s since the closer started
     assert closer.wants_partial()
-    closer.record("partial", 2.0, full=False, seconds=5.0)
+    closer.record("partial", 2.0, full=False, partial=True, seconds=5.0)
     assert closer.wants_partial()            # 5 s of 10: the share, not above it
-    closer.record("partial", 2.0, full=False, seconds=0.5)
+    closer.record("partial", 2.0, full=False, partial=True, seconds=0.5)
     assert not closer.wants_partial()
     clock[0] = 111.0
     assert closer.wants_partial()            # 5.5 s of 11
