@@ -1,7 +1,8 @@
 """Partial gap closing at the root (``bp close_gap_partial``,
-mipagg.exact.gapclosing) and at tree nodes (``node_close_partial``): when the clusters below UB − LB are too many, the
-integer master over those below the largest threshold τ that fits certifies
-min(its bound, LB + τ), and proves its optimum when that is below LB + τ.
+mipagg.exact.gapclosing) and at tree nodes (``node_close_partial``): when the
+clusters below UB − LB are too many, the integer master over those below the
+largest threshold τ that fits certifies min(its bound, LB + τ), and proves
+its optimum when that is below LB + τ.
 Checked against the brute-force optimum on tiny instances and against bp's
 own optimum on Census subsets where the full enumeration does not fit."""
 
@@ -101,8 +102,8 @@ def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40, no_
 @pytest.mark.parametrize("cap", [50, 300])
 def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap,
                                                                            no_share):
-    """Every node closing partial, over too few clusters to find the optimum
-    at once: the bounds after 8 nodes lie between the plain tree's and the
+    """Full node closings off, partial ones over too few clusters to find
+    the optimum at once: the bounds after 8 nodes lie between the plain tree's and the
     optimum, and the whole tree still ends at the optimum."""
     X, opt = block40
     options = dict(TREE, node_close_max_columns=0)
