@@ -928,8 +928,7 @@ class BranchAndPrice(ColumnGeneration):
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
                                           self.phase_deadline(t1, st.node_close_time), self.ctx,
-                                          dict(self.closing_mip(), info=info),
-                                          st.node_close_partial)
+                                          self.closing_mip(), st.node_close_partial, info)
         spent = time.perf_counter() - t1
         self.seconds["node_close"] += spent
         closer.record(outcome, g, full=full, partial="tau" in info,
@@ -1237,7 +1236,7 @@ class _NodeClosing:
 
 
 def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx,
-                mip, partial=0):
+                mip, partial=0, info=None):
     """Gap closing at a tree node (route enumeration in the spirit of Baldacci,
     Christofides & Mingozzi 2008): at the duals where the node's column
     generation converged (bound L), every cluster of a partition of the node's
@@ -1248,17 +1247,16 @@ def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, dead
     partition offered to ``rounder``), else why not; bound a lower bound for
     the subtree proved by a time-limited MIP, or None.  Costs one enumeration
     per size (at most ``max_columns`` clusters in all) plus one MIP, whose
-    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`, and ``info``
-    for :func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`).  With
+    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`).  With
     ``partial`` > 0, too many clusters make it a partial closing over at most
     ``partial`` of them (:func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`;
     ``max_columns`` 0 goes straight to it), whose bound min(B, L + τ) holds
-    for the subtree."""
+    for the subtree; ``info`` (a dict) then gets its threshold ``tau``."""
     cons = cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
     outcome, opt, bound = close_gap_by_enumeration(
         D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
         deadline, constraints=cons, ctx=ctx, lower=stop.bound - tol_abs,
-        partial_columns=partial, **mip)
+        partial_columns=partial, info=info, **mip)
     if opt is not None:
         rounder.offer(opt)
     if outcome == "optimal" or bound is None:
