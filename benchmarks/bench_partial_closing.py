@@ -5,7 +5,7 @@ status when the clusters below UB − LB do not fit.
     .venv/bin/python benchmarks/bench_partial_closing.py [--subsets 40:4:0,60:5:0,100:5:1]
         [--census ../shared/data/census.csv] [--cap 200000] [--partial 0,2000]
         [--cut-rounds 0] [--close-time 60] [--bare] [--time-limit 1800] [--initial LABELS]
-        [--tree --node-cap 50]
+        [--tree --node-cap 50] [--cg]
 
 Each instance (``n:k:index``, a random ``n``-record subset of ``--census``
 by :func:`mipagg.subsets.subset`; ``n`` = the file's size takes the whole
@@ -23,6 +23,11 @@ and the wall time.
 the whole tree, root gap closing off, full node closings capped at
 ``--node-cap`` clusters, once per ``--partial`` value; printed besides: the
 nodes, the partial node closings and those that found a better incumbent.
+
+``--cg``: ``column_generation``'s ``close_gap_partial`` instead of bp's
+(its root: no cuts, its own rounding; gap closing at most ``--cap``
+clusters within ``--time-limit``; ``--cut-rounds``, ``--close-time`` and
+``--bare`` do not apply).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _env import machine  # noqa: E402
 
 from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.colgen import column_generation  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
@@ -61,8 +67,11 @@ def main(argv=None):
     ap.add_argument("--tree", action="store_true",
                     help="partial closing at the tree's nodes (module docstring)")
     ap.add_argument("--node-cap", type=int, default=50)
+    ap.add_argument("--cg", action="store_true", help="cg's partial closing (module docstring)")
     ap.add_argument("--time-limit", type=float, default=1800.0)
     a = ap.parse_args(argv)
+    if a.cg and a.tree:
+        ap.error("--cg has no tree: give --cg or --tree, not both")
     data = read_csv(a.census)
     options = dict(node_limit=1, cuts=a.cut_rounds > 0, max_cut_rounds=a.cut_rounds,
                    node_close_max_columns=0, close_gap_max_columns=a.cap,
@@ -71,6 +80,8 @@ def main(argv=None):
         options.update(node_limit=None, close_gap=False, node_close_max_columns=a.node_cap)
     if a.bare:
         options.update(mip_time=0, dive_time=0, neighbourhood_time=0)
+    if a.cg:
+        options = dict(close_gap_max_columns=a.cap, threads=a.threads, time_limit=a.time_limit)
     print(f"<!-- {machine()} -->")
     print(f"<!-- options {options} -->")
     print("| instance | k | partial clusters | closing | LP bound | cut bound | certified bound | "
@@ -86,12 +97,17 @@ def main(argv=None):
         for partial in (int(v) for v in a.partial.split(",")):
             t0 = time.perf_counter()
             which = "node_close_partial" if a.tree else "close_gap_partial"
-            r = branch_and_price(X, k, initial=initial, **{which: partial}, **options)
+            if a.cg:
+                r = column_generation(X, k, initial=initial, **{which: partial}, **options)
+                lp, cut = r.lp_bound, "–"
+            else:
+                r = branch_and_price(X, k, initial=initial, **{which: partial}, **options)
+                lp, cut = r.root_lp_bound, f"{r.root_cut_bound:.4f}"
             wall = time.perf_counter() - t0
             tree = (f" {r.nodes} | {r.node_partial_closings} / {r.node_closing_incumbents} |"
                     if a.tree else "")
             print(f"| {name} | {k} | {partial or 'off'} | {r.gap_closing} "
-                  f"| {r.root_lp_bound:.4f} | {r.root_cut_bound:.4f} | {r.lower_bound:.4f} "
+                  f"| {lp:.4f} | {cut} | {r.lower_bound:.4f} "
                   f"| {r.sse:.4f} | {r.gap:.3f} | {wall:.1f} |{tree}", flush=True)
 
 

@@ -36,7 +36,7 @@ METHOD_OPTIONS = {
                   "optimum)"),
     "--scheduler": ("scheduler", str, "bp: solve the tree's nodes on a Dask cluster: its "
                     "scheduler's address, or 'local'"),
-    "--close-gap-partial": ("close_gap_partial", int, "bp: when the root's gap holds more "
+    "--close-gap-partial": ("close_gap_partial", int, "bp and cg: when the root's gap holds more "
                             "clusters than gap closing takes, close it partially over at most "
                             "N clusters (e.g. 2000; default 0: off)"),
     "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "

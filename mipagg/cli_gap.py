@@ -24,6 +24,11 @@ def add_subcommand(sub) -> None:
                      help="seconds for the bound (default 60)")
     gap.add_argument("--method", choices=["bp", "cg"], default="bp",
                      help="bound method: bp (branch-and-price, default) or cg")
+    gap.add_argument("--option", dest="options", action="append", default=[],
+                     metavar="KEY=VALUE",
+                     help="an option of the bound method, repeatable (e.g. branching=strong, "
+                     "close_gap_partial=2000, checkpoint=tree.npz; the names of "
+                     "BPSettings/CGSettings, values as JSON or text)")
     gap.add_argument("--solver", default=None,
                      help="MIP solver of the bound method through Pyomo: highs (default), "
                      "cbc, glpk, scip, gurobi, cplex (where installed)")
@@ -38,6 +43,7 @@ def add_subcommand(sub) -> None:
 def _cmd_gap(args) -> int:
     from .certification import DEFAULT_TIME_LIMIT, certify
     from .errors import ParameterError
+    from .exact.settings import BPSettings, CGSettings, parse_options
     from .instance import read_csv
     from .outputs import check_outputs
     from .verify import LabelsError, read_labels
@@ -45,10 +51,16 @@ def _cmd_gap(args) -> int:
     if (args.labels is None) == (args.from_method is None):
         raise ParameterError("give either a LABELS file or --from METHOD (not both)")
     columns = args.columns.split(",") if args.columns else None
+    options = parse_options(args.options, BPSettings if args.method == "bp" else CGSettings,
+                            reserved=("time_limit",))
     inputs = [args.data] + ([args.labels] if args.labels else [])
-    targets = check_outputs({"--labels": args.better_labels}, inputs=inputs)
+    # every output, a tree checkpoint included, is checked before the bound's work
+    targets = check_outputs({"--labels": args.better_labels,
+                             "--option checkpoint": options.get("checkpoint")},
+                            inputs=inputs + [options.get("resume")])
     inst = read_csv(args.data, columns=columns)
-    options = {} if args.solver is None else {"solver": args.solver}
+    if args.solver is not None:
+        options["solver"] = args.solver
     try:
         if args.labels is not None:
             labels = read_labels(args.labels)

@@ -952,36 +952,18 @@ def build_table(data_dir: Path | None, solutions: Path, runs_dir: Path, out: Pat
 # ----------------------------------------------------------------------------------------
 
 def parse_bp_options(items: list[str]) -> dict:
-    """``--bp-option KEY=VALUE`` items as a dict of branch-and-price options,
-    each value read as JSON when it parses (``40``, ``0.0``, ``true``) and as a
-    string otherwise (``on``).  ValueError for a key that
-    :class:`~mipagg.exact.settings.BPSettings` does not know or that the script
-    sets itself, and for a value it refuses.
+    """``--bp-option KEY=VALUE`` items as a dict of branch-and-price options
+    (:func:`mipagg.exact.settings.parse_options`; the script sets
+    ``time_limit``, ``workers`` and ``scheduler`` itself).  ValueError for a
+    bad key or value.
 
     >>> parse_bp_options(["max_cut_rounds=40", "tail_off=0", "aggregation=on"])
     {'max_cut_rounds': 40, 'tail_off': 0, 'aggregation': 'on'}
     """
-    import dataclasses
+    from mipagg.exact.settings import BPSettings, parse_options
 
-    from mipagg.exact.settings import BPSettings
-
-    known = {f.name for f in dataclasses.fields(BPSettings)} - {"time_limit", "workers",
-                                                                 "scheduler"}
-    out = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or key not in known:
-            raise ValueError(f"--bp-option {item!r}: expected KEY=VALUE with KEY one of "
-                             f"{', '.join(sorted(known))}")
-        try:
-            out[key] = json.loads(text)
-        except ValueError:
-            out[key] = text
-    try:
-        BPSettings.from_dict(out)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"--bp-option: {exc}") from None
-    return out
+    return parse_options(items, BPSettings, flag="--bp-option",
+                         reserved=("time_limit", "workers", "scheduler"))
 
 
 def parse_cells(text: str | None) -> list[tuple[str, int]]:

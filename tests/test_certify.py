@@ -144,3 +144,37 @@ def test_cli_gap(tmp_path, capsys):
                           "mdav", "--method", "cg", "--json")
     assert code == 0, err
     assert json.loads(out2)["partition"] == "method mdav"
+
+
+def test_cli_gap_options_reach_the_bound_method(tmp_path, capsys):
+    """``mipagg gap --option KEY=VALUE``: an option of the bound method
+    (BPSettings or CGSettings), checked before any work; a checkpoint is an
+    output like ``--labels``."""
+    from mipagg.cli import main
+
+    def gap(*argv):
+        code = main(["gap", str(COMPANIES), str(labels), "-k", "3", "--columns", KEYS,
+                     "--quiet", "--json", *map(str, argv)])
+        out, err = capsys.readouterr()
+        return code, (json.loads(out) if code == 0 else None), err
+
+    labels = tmp_path / "mdav.csv"
+    text = "group\n" + "\n".join(map(str, [0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2])) + "\n"
+    labels.write_text(text)
+    code, closed, _ = gap("--method", "cg")
+    assert code == 0 and closed["bound_source"] == "cg enumeration"
+    assert closed["bound_status"] == "optimal"
+    code, lp, _ = gap("--method", "cg", "--option", "close_gap=false")
+    assert code == 0 and lp["bound_source"] == "cg lp" and lp["bound_status"] == "converged"
+    assert lp["lower_bound"] < closed["lower_bound"] - 1.0          # 5.57 against 6.80
+    tree = tmp_path / "tree.npz"
+    code, out, _ = gap("--option", "branching=strong", "--option", f"checkpoint={tree}")
+    assert code == 0 and out["bound_method"] == "bp" and tree.exists()
+    for bad, message in (("foo=1", "expected KEY=VALUE"), ("time_limit=5", "expected KEY=VALUE"),
+                         ("close_gap_partial=-1", "close_gap_partial must be an integer"),
+                         (f"checkpoint={labels}", "is the input file")):
+        code, _, err = gap("--option", bad)
+        assert code == 2 and message in err
+    code, _, err = gap("--method", "cg", "--option", "branching=strong")
+    assert code == 2 and "expected KEY=VALUE" in err
+    assert labels.read_text() == text

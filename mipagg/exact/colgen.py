@@ -85,7 +85,8 @@ class ColumnGenerationResult(StatusResult):
     "lagrangian": Farley bound at exactly priced duals, "enumeration": gap
     closed by the MIP over all clusters of small reduced cost, so it equals
     the optimum, or on a time limit the MIP's dual bound, valid because every
-    partition better than the best one uses only enumerated clusters).
+    partition better than the best one uses only enumerated clusters,
+    "partial_closing": the bound of a partial gap closing, ``close_gap_partial``).
     ``lp_bound`` is the certified bound before gap closing.  When a time
     or iteration limit stops the loop before pricing certified anything, the
     bound is :func:`~mipagg.exact.bounds.neighbour_bound` ("neighbour": free
@@ -115,7 +116,8 @@ class ColumnGenerationResult(StatusResult):
     stabilization: str | None = None
     integral_master: bool = False     # the last master LP solution was integral
     gap_closing: str = "not_needed"   # "not_needed" | "optimal" | "too_many_columns" |
-                                      # "time_limit" | "skipped" | "disabled" | HiGHS status
+                                      # "partial" | "time_limit" | "skipped" | "disabled" |
+                                      # HiGHS status
     threads: int = 1
     lp_algorithm: str = "primal"
     aggregation: dict | None = None  # the root's aggregated phase (mipagg.exact.aggregation)
@@ -260,7 +262,8 @@ class Rounder:
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
                       stabilization="auto", alpha=0.5, lagrangian="auto", gap_tol=1e-6,
                       initial=None, max_columns="auto", gamma=0.2, exact_rule="measured",
-                      close_gap=True, close_gap_max_columns=100_000, threads=None,
+                      close_gap=True, close_gap_max_columns=100_000, close_gap_partial=0,
+                      threads=None,
                       rounding="adaptive", lp_algorithm="auto", warm_start=None,
                       aggregation="auto", settings=None,
                       verbose=False) -> ColumnGenerationResult:
@@ -318,6 +321,12 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         is proven optimal (``bound_source="enumeration"``).  Skipped when more
         than ``close_gap_max_columns`` clusters qualify.  Both steps honour
         ``time_limit``.
+    close_gap_partial : when more than ``close_gap_max_columns`` clusters
+        qualify, close the gap partially over at most this many (default 0:
+        off): the MIP over the clusters below the largest reduced cost τ
+        that fits certifies min(its optimum, LB + τ) and proves its optimum
+        when that lies below LB + τ (:mod:`mipagg.exact.gapclosing`;
+        ``gap_closing="partial"``, ``bound_source="partial_closing"``).
     threads : threads of the exact pricing search (default: the cores
         available, :func:`default_threads`); the bound does not depend on it.
     rounding : "adaptive" (default, see :class:`Rounder`) or "every" (the
@@ -356,7 +365,8 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         pricing=pricing, time_limit=time_limit, max_iterations=max_iterations,
         stabilization=stabilization, alpha=alpha, lagrangian=lagrangian, gap_tol=gap_tol,
         max_columns=max_columns, gamma=gamma, exact_rule=exact_rule, close_gap=close_gap,
-        close_gap_max_columns=close_gap_max_columns, threads=threads, rounding=rounding,
+        close_gap_max_columns=close_gap_max_columns, close_gap_partial=close_gap_partial,
+        threads=threads, rounding=rounding,
         lp_algorithm=lp_algorithm, warm_start=warm_start, aggregation=aggregation))
     return ColumnGeneration(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -483,15 +493,18 @@ class ColumnGeneration:
                 if self.stop.expired(t0):
                     self.gap_closing = "time_limit"
                 else:
+                    tol = self.n * self.ctx.tol
                     self.gap_closing, opt, bound = close_gap_by_enumeration(
-                        self.D, self.X, self.k, stop.duals,
-                        best_sse - best_lb + self.n * self.ctx.tol, rounder.best,
-                        st.close_gap_max_columns, self.stop.deadline, ctx=self.ctx)
+                        self.D, self.X, self.k, stop.duals, best_sse - best_lb + tol,
+                        rounder.best, st.close_gap_max_columns, self.stop.deadline,
+                        ctx=self.ctx, lower=stop.bound - tol,
+                        partial_columns=st.close_gap_partial)
                     if opt is not None and opt.sse() < best_sse:
                         rounder.best, rounder.best_sse = opt, opt.sse()
                     if bound is not None and bound > best_lb:
                         self.lower_bound = min(bound, rounder.best_sse)
-                        self.bound_source = "enumeration"
+                        self.bound_source = ("partial_closing" if self.gap_closing == "partial"
+                                             else "enumeration")
                 t_close = time.perf_counter() - t0
         self.seconds["close_gap"] = t_close
 

@@ -28,6 +28,7 @@ mipagg.errors.ParameterError: alpha must be in [0, 1) or 'auto', got 1.0
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 import tomllib
@@ -156,6 +157,41 @@ def _seconds(name, value, *, zero=False):
                              f"got {value!r}")
 
 
+def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
+    """``KEY=VALUE`` command-line items as options of the settings class
+    ``cls`` (:class:`BPSettings` or :class:`CGSettings`), each value read as
+    JSON when it parses (``40``, ``0.0``, ``true``) and as a string otherwise
+    (``on``, a path).  :class:`ParameterError` for a key ``cls`` does not
+    know or that is ``reserved`` (set by the caller itself), and for a value
+    ``cls`` refuses, so a bad option fails before any work.
+
+    >>> parse_options(["max_cut_rounds=40", "tail_off=0", "aggregation=on"], BPSettings)
+    {'max_cut_rounds': 40, 'tail_off': 0, 'aggregation': 'on'}
+    """
+    known = {f.name for f in dataclasses.fields(cls)} - set(reserved)
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or key not in known:
+            raise ParameterError(f"{flag} {item!r}: expected KEY=VALUE with KEY one of "
+                                 f"{', '.join(sorted(known))}")
+        try:
+            out[key] = json.loads(text)
+        except ValueError:
+            out[key] = text
+    try:
+        cls.from_dict(out)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{flag}: {exc}") from None
+    return out
+
+
+def _cluster_count(name, value) -> None:
+    """A partial closing's budget: an integer >= 0 (clusters; 0: off)."""
+    if isinstance(value, (str, bool)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ParameterError(f"{name} must be an integer >= 0 (clusters), got {value!r}")
+
+
 def _check_loop_common(s) -> None:
     """Checks shared by CGSettings and BPSettings (stabilization, alpha, limits)."""
     if s.stabilization == "none":     # the command line's spelling of None
@@ -234,6 +270,7 @@ class CGSettings(_Loadable):
     exact_rule: str = "measured"
     close_gap: bool = True
     close_gap_max_columns: int = 100_000
+    close_gap_partial: int = 0
     threads: int | None = None
     rounding: str = "adaptive"
     lp_algorithm: str = "auto"
@@ -259,6 +296,7 @@ class CGSettings(_Loadable):
             raise ParameterError(f"warm_start must be None or 'neighbours', "
                                  f"got {self.warm_start!r}")
         _check_aggregation(self.aggregation)
+        _cluster_count("close_gap_partial", self.close_gap_partial)
         if self.aggregation == "on" and self.pricing == "heuristic":
             raise ParameterError('aggregation="on" needs exact pricing (pricing="heuristic" '
                                  'certifies nothing)')
@@ -354,9 +392,7 @@ class BPSettings(_Loadable):
         if self.fixing not in (True, False):
             raise ParameterError(f"fixing must be True or False, got {self.fixing!r}")
         for name in ("close_gap_partial", "node_close_partial"):
-            cp = getattr(self, name)
-            if isinstance(cp, (str, bool)) or not isinstance(cp, (int, np.integer)) or cp < 0:
-                raise ParameterError(f"{name} must be an integer >= 0 (clusters), got {cp!r}")
+            _cluster_count(name, getattr(self, name))
         ncr = self.node_cut_rounds
         if isinstance(ncr, (str, bool)) or int(ncr) != ncr or ncr < 0:
             raise ParameterError(f"node_cut_rounds must be an integer >= 0, got {ncr!r}")

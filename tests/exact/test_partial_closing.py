@@ -1,4 +1,4 @@
-"""Partial gap closing at the root (``bp close_gap_partial``,
+"""Partial gap closing at the root (``close_gap_partial`` of bp and cg,
 mipagg.exact.gapclosing) and at tree nodes (``node_close_partial``): when the
 clusters below UB − LB are too many, the integer master over those below the
 largest threshold τ that fits certifies min(its bound, LB + τ), and proves
@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import ParameterError
 from mipagg.exact.bp import branch_and_price
+from mipagg.exact.colgen import column_generation
 from mipagg.exact.gapclosing import GAP_CLOSING_OUTCOMES
 from mipagg.subsets import subset
 
@@ -67,12 +68,46 @@ def test_a_partial_closing_bound_never_exceeds_the_optimum(inst, cap, cuts):
     assert tree.status == "optimal" and tree.sse == pytest.approx(opt, abs=1e-7)
 
 
+def test_cg_closes_the_gap_partially_as_bp_does(block40):
+    """cg's root (no cuts): the full enumeration does not fit in 2 000
+    clusters; 2 000 of least reduced cost prove the optimum, 500 certify a
+    bound above the LP bound (110.52 -> 112.38, optimum 113.31)."""
+    X, opt = block40
+    cap = dict(close_gap_max_columns=2000, threads=1)
+    full = column_generation(X, 4, **cap)
+    assert full.gap_closing == "too_many_columns" and full.status == "converged"
+    assert full.lower_bound == full.lp_bound < opt - 1.0
+    r = column_generation(X, 4, close_gap_partial=PARTIAL, **cap)
+    assert r.status == "optimal" and r.gap_closing == "optimal"
+    assert r.bound_source == "enumeration" and r.partition.is_feasible(4)
+    assert r.sse == pytest.approx(opt, abs=1e-7) and r.lower_bound == pytest.approx(opt, abs=1e-7)
+    p = column_generation(X, 4, close_gap_partial=500, **cap)
+    assert p.gap_closing == "partial" and p.bound_source == "partial_closing"
+    assert p.status == "converged"
+    assert p.lp_bound + 1.0 < p.lower_bound <= opt + 1e-7 <= p.sse + 1e-7
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6), st.integers(1, 30))
+def test_a_cg_partial_closing_bound_never_exceeds_the_optimum(inst, cap):
+    X, k = inst
+    opt = optimal_partition(X, k)[0]
+    r = column_generation(X, k, close_gap_max_columns=cap, close_gap_partial=cap, threads=1)
+    assert r.lp_bound - 1e-7 <= r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    if r.status == "optimal":
+        assert r.sse == pytest.approx(opt, abs=1e-7)
+
+
 @pytest.mark.parametrize("name", ["close_gap_partial", "node_close_partial"])
 def test_partial_budgets_must_be_counts(block40, name):
     X, _ = block40
-    for bad in ("yes", True, -1, 2.5):
-        with pytest.raises(ParameterError, match=f"{name} must be an integer"):
-            branch_and_price(X, 4, **{name: bad}, **ROOT)
+    methods = [lambda **o: branch_and_price(X, 4, **o, **ROOT)]
+    if name == "close_gap_partial":
+        methods.append(lambda **o: column_generation(X, 4, **o))
+    for method in methods:
+        for bad in ("yes", True, -1, 2.5):
+            with pytest.raises(ParameterError, match=f"{name} must be an integer"):
+                method(**{name: bad})
 
 
 # the tree with no root closing, no pool MIP, no dive, and full node closings
