@@ -38,7 +38,7 @@ METHOD_OPTIONS = {
                     "scheduler's address, or 'local'"),
     "--close-gap-partial": ("close_gap_partial", int, "bp and cg: when the root's gap holds more "
                             "clusters than gap closing takes, close it partially over at most "
-                            "N clusters (e.g. 2000; default 0: off)"),
+                            "N clusters (default 2000; 0: off)"),
     "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "
                           "may take (default: until the time limit; 0: off)"),
     "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "

@@ -74,6 +74,7 @@ from .rules import (
     pair_weights,
 )
 from .settings import (
+    PARTIAL_COLUMNS,
     PRESOLVE_MIN_N,
     BPSettings,
     StopCriterion,
@@ -220,8 +221,8 @@ def _integral(sol, eps=1e-6) -> bool:
 def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cuts=True,
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
-                     close_gap_time=None, close_gap_mip="auto", close_gap_partial=0,
-                     aggregation="auto",
+                     close_gap_time=None, close_gap_mip="auto",
+                     close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
                      node_close_partial=0, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
@@ -254,9 +255,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     close_gap_partial : when the clusters below UB − LB at the root are more
         than ``close_gap_max_columns``, enumerate those below the largest
         τ < UB − LB of which at most this many exist and solve the integer
-        master over them (0: off): it certifies min(its bound, LB + τ)
+        master over them (0: off; default ``PARTIAL_COLUMNS`` = 2 000, a MIP
+        of seconds): it certifies min(its bound, LB + τ)
         (:mod:`mipagg.exact.gapclosing`) and proves its optimum when that is
-        below LB + τ.  A few thousand (e.g. 2 000) keep the MIP to seconds.
+        below LB + τ (docs/bench/partial_closing.md).
     close_gap_mip : that MIP (root and nodes) with HiGHS presolve and the
         master's cuts as rows ("presolve"), with neither ("plain"), or "auto":
         "presolve" from ``PRESOLVE_MIN_N`` = 100 records (:meth:`BranchAndPrice.closing_mip`).
@@ -271,10 +273,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     node_close_partial : at a node whose gap is too large for the full node
         closing (or whose full closing finds too many clusters), a partial
         closing over at most this many clusters, as ``close_gap_partial`` at
-        the root (0: off): its MIP searches the node's least-reduced-cost
-        clusters for a better partition and lifts the node's bound to
-        min(its bound, L + τ).  Those at nodes above the full closing's
-        threshold take at most ``PARTIAL_SHARE`` (half) of the tree's time.
+        the root (0: off, the default): its MIP searches the node's
+        least-reduced-cost clusters for a better partition and lifts the
+        node's bound to min(its bound, L + τ).  Those at nodes above the full
+        closing's threshold take at most ``PARTIAL_SHARE`` (half) of the tree's
+        time, so with them on a tree depends on the clock.
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;

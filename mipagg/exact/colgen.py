@@ -40,6 +40,7 @@ from .node import IterationLog, solve_node
 from .pricing.rounds import PricingContext, PricingRound, pricing_round, table2_exact_mode
 from .rounding import distance_pair_order, rounding_mst, simple_rounding
 from .settings import (
+    PARTIAL_COLUMNS,
     PRICING_MODES,
     ROUNDINGS,
     STABILIZATIONS,
@@ -262,10 +263,9 @@ class Rounder:
 def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=None,
                       stabilization="auto", alpha=0.5, lagrangian="auto", gap_tol=1e-6,
                       initial=None, max_columns="auto", gamma=0.2, exact_rule="measured",
-                      close_gap=True, close_gap_max_columns=100_000, close_gap_partial=0,
-                      threads=None,
-                      rounding="adaptive", lp_algorithm="auto", warm_start=None,
-                      aggregation="auto", settings=None,
+                      close_gap=True, close_gap_max_columns=100_000,
+                      close_gap_partial=PARTIAL_COLUMNS, threads=None, rounding="adaptive",
+                      lp_algorithm="auto", warm_start=None, aggregation="auto", settings=None,
                       verbose=False) -> ColumnGenerationResult:
     """Column generation for microaggregation with rounding: seed 001 section 5.2
     (MicroaggregationHeuristicMP) plus a certified Lagrangian stop and an
@@ -322,11 +322,12 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         than ``close_gap_max_columns`` clusters qualify.  Both steps honour
         ``time_limit``.
     close_gap_partial : when more than ``close_gap_max_columns`` clusters
-        qualify, close the gap partially over at most this many (default 0:
-        off): the MIP over the clusters below the largest reduced cost τ
-        that fits certifies min(its optimum, LB + τ) and proves its optimum
-        when that lies below LB + τ (:mod:`mipagg.exact.gapclosing`;
-        ``gap_closing="partial"``, ``bound_source="partial_closing"``).
+        qualify, close the gap partially over at most this many (default
+        ``PARTIAL_COLUMNS`` = 2 000; 0: off): the MIP over the clusters
+        below the largest reduced cost τ that fits certifies min(its
+        optimum, LB + τ) and proves its optimum when that lies below LB + τ
+        (:mod:`mipagg.exact.gapclosing`; ``gap_closing="partial"``,
+        ``bound_source="partial_closing"``; docs/bench/partial_closing.md).
     threads : threads of the exact pricing search (default: the cores
         available, :func:`default_threads`); the bound does not depend on it.
     rounding : "adaptive" (default, see :class:`Rounder`) or "every" (the

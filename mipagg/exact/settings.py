@@ -60,6 +60,8 @@ PRESOLVE_MIN_N = 100
 # "auto" = on from AGGREGATION_MIN_K (docs/bench/aggregation.md)
 AGGREGATIONS = ("auto", "on", "off")
 AGGREGATION_MIN_K = 10
+# clusters of a partial root gap closing, bp and cg (docs/bench/partial_closing.md)
+PARTIAL_COLUMNS = 2000
 # bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
 PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time",
                  "node_close_time")
@@ -270,7 +272,7 @@ class CGSettings(_Loadable):
     exact_rule: str = "measured"
     close_gap: bool = True
     close_gap_max_columns: int = 100_000
-    close_gap_partial: int = 0
+    close_gap_partial: int = PARTIAL_COLUMNS
     threads: int | None = None
     rounding: str = "adaptive"
     lp_algorithm: str = "auto"
@@ -331,7 +333,7 @@ class BPSettings(_Loadable):
     close_gap_max_columns: int = 200_000
     close_gap_time: float | None = None
     close_gap_mip: str = "auto"
-    close_gap_partial: int = 0
+    close_gap_partial: int = PARTIAL_COLUMNS
     aggregation: str = "auto"
     node_close_max_columns: int = 50_000
     node_close_time: float | None = None

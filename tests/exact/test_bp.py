@@ -159,8 +159,9 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
     assert not _NodeClosing(0, 1.0).wants(0.0)
 
 
-RECLOSE_BASE = dict(cuts=False, close_gap_max_columns=2000, mip_time=0, dive_time=0,
-                    node_close_max_columns=0, threads=1)
+# full root closing capped, and no partial one: the root's gap stays open
+RECLOSE_BASE = dict(cuts=False, close_gap_max_columns=2000, close_gap_partial=0, mip_time=0,
+                    dive_time=0, node_close_max_columns=0, threads=1)
 
 
 _RECLOSE_RUNS: dict = {}

@@ -35,9 +35,9 @@ def block40(census):
 
 def test_partial_closing_proves_the_optimum_the_full_enumeration_cannot_reach(block40):
     X, opt = block40
-    full = branch_and_price(X, 4, close_gap_max_columns=2000, **ROOT)
+    full = branch_and_price(X, 4, close_gap_max_columns=2000, close_gap_partial=0, **ROOT)
     assert full.gap_closing == "too_many_columns" and full.status == "node_limit"
-    r = branch_and_price(X, 4, close_gap_max_columns=2000, close_gap_partial=PARTIAL, **ROOT)
+    r = branch_and_price(X, 4, close_gap_max_columns=2000, **ROOT)   # the default: 2 000
     assert r.status == "optimal" and r.gap_closing == "optimal"
     assert r.closed_by == "gap_closing" and r.nodes == 1
     assert r.sse == pytest.approx(opt, abs=1e-7) and r.partition.is_feasible(4)
@@ -70,14 +70,14 @@ def test_a_partial_closing_bound_never_exceeds_the_optimum(inst, cap, cuts):
 
 def test_cg_closes_the_gap_partially_as_bp_does(block40):
     """cg's root (no cuts): the full enumeration does not fit in 2 000
-    clusters; 2 000 of least reduced cost prove the optimum, 500 certify a
-    bound above the LP bound (110.52 -> 112.38, optimum 113.31)."""
+    clusters; 2 000 of least reduced cost (the default) prove the optimum,
+    500 certify a bound above the LP bound (110.52 -> 112.38, optimum 113.31)."""
     X, opt = block40
     cap = dict(close_gap_max_columns=2000, threads=1)
-    full = column_generation(X, 4, **cap)
+    full = column_generation(X, 4, close_gap_partial=0, **cap)
     assert full.gap_closing == "too_many_columns" and full.status == "converged"
     assert full.lower_bound == full.lp_bound < opt - 1.0
-    r = column_generation(X, 4, close_gap_partial=PARTIAL, **cap)
+    r = column_generation(X, 4, **cap)
     assert r.status == "optimal" and r.gap_closing == "optimal"
     assert r.bound_source == "enumeration" and r.partition.is_feasible(4)
     assert r.sse == pytest.approx(opt, abs=1e-7) and r.lower_bound == pytest.approx(opt, abs=1e-7)
