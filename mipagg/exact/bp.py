@@ -275,9 +275,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         closing over at most this many clusters, as ``close_gap_partial`` at
         the root (0: off, the default): its MIP searches the node's
         least-reduced-cost clusters for a better partition and lifts the
-        node's bound to min(its bound, L + τ).  Those at nodes above the full
-        closing's threshold take at most ``PARTIAL_SHARE`` (half) of the tree's
-        time, so with them on a tree depends on the clock.
+        node's bound to min(its bound, L + τ).  In a run with a time limit,
+        those at nodes above the full closing's threshold take at most
+        ``PARTIAL_SHARE`` (half) of the tree's time; without one they run at
+        every such node, so the tree does not depend on the clock.
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -772,7 +773,8 @@ class BranchAndPrice(ColumnGeneration):
         t0 = time.perf_counter()
         root = self.root
         self.closer = _NodeClosing(self.settings.node_close_max_columns,
-                                   self.rounder.best_sse - self.root_bound)
+                                   self.rounder.best_sse - self.root_bound,
+                                   self.stop.deadline is not None)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
@@ -826,7 +828,8 @@ class BranchAndPrice(ColumnGeneration):
     def resume_tree(self) -> None:
         """The tree from the checkpoint ``resume`` (:func:`~mipagg.exact.checkpoint.restore`)."""
         t0 = time.perf_counter()
-        self.closer = _NodeClosing(self.settings.node_close_max_columns, 0.0)
+        self.closer = _NodeClosing(self.settings.node_close_max_columns, 0.0,
+                                   self.stop.deadline is not None)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
         self.report_progress()
@@ -1199,13 +1202,16 @@ class _NodeClosing:
     node's gap, a success raises it to at least 1.25 × that node's gap; never
     with ``max_columns`` 0.  ``partial`` counts the node closings that were
     partial (``node_close_partial``), ``better`` those that found a better
-    incumbent.  Partial closings at nodes too far from the full closing's
-    threshold take at most ``PARTIAL_SHARE`` of the time since the closer
-    started (:meth:`restart`): on Tarragona k = 3 a partial closing costs
-    about ten times a node's column generation (docs/bench/casc_gap.md §16)."""
+    incumbent.  In a run with a time limit (``timed``), partial closings at
+    nodes too far from the full closing's threshold take at most
+    ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
+    on Tarragona k = 3 a partial closing costs about ten times a node's
+    column generation (docs/bench/casc_gap.md §16).  Without one they run at
+    every such node, so that the tree does not depend on the clock."""
 
-    def __init__(self, max_columns: int, root_gap: float):
+    def __init__(self, max_columns: int, root_gap: float, timed: bool = False):
         self.limit = root_gap if max_columns else -np.inf
+        self.timed = timed
         self.tried = self.succeeded = self.partial = self.better = 0
         self.restart()
 
@@ -1217,7 +1223,8 @@ class _NodeClosing:
         return node_gap <= self.limit
 
     def wants_partial(self) -> bool:
-        return self.partial_seconds <= PARTIAL_SHARE * (time.perf_counter() - self.started)
+        return not self.timed or \
+            self.partial_seconds <= PARTIAL_SHARE * (time.perf_counter() - self.started)
 
     def record(self, outcome: str, node_gap: float, full: bool = True, partial: bool = False,
                better: bool = False, seconds: float = 0.0) -> None:

@@ -115,14 +115,7 @@ def test_partial_budgets_must_be_counts(block40, name):
 TREE = dict(close_gap=False, mip_time=0, dive_time=0, node_close_max_columns=50, threads=1)
 
 
-@pytest.fixture
-def no_share(monkeypatch):
-    """Partial node closings at every node, whatever their time share."""
-    from mipagg.exact import bp
-    monkeypatch.setattr(bp, "PARTIAL_SHARE", 1.0)
-
-
-def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40, no_share):
+def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
     X, opt = block40
     plain = branch_and_price(X, 4, **TREE)
     r = branch_and_price(X, 4, node_close_partial=PARTIAL, **TREE)
@@ -135,8 +128,7 @@ def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40, no_
 
 
 @pytest.mark.parametrize("cap", [50, 300])
-def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap,
-                                                                           no_share):
+def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap):
     """Full node closings off, partial ones over too few clusters to find
     the optimum at once: the bounds after 8 nodes lie between the plain tree's and the
     optimum, and the whole tree still ends at the optimum."""
@@ -152,10 +144,14 @@ def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(blo
 
 
 def test_partial_node_closings_take_at_most_their_share_of_the_time(monkeypatch):
+    """In a run with a time limit; without one the share does not apply."""
     from mipagg.exact import bp
     clock = [100.0]
     monkeypatch.setattr(bp.time, "perf_counter", lambda: clock[0])
-    closer = bp._NodeClosing(50_000, 1.0)
+    untimed = bp._NodeClosing(50_000, 1.0)
+    untimed.record("partial", 2.0, full=False, partial=True, seconds=50.0)
+    assert untimed.wants_partial()
+    closer = bp._NodeClosing(50_000, 1.0, timed=True)
     clock[0] = 110.0                         # 10 s since the closer started
     assert closer.wants_partial()
     closer.record("partial", 2.0, full=False, partial=True, seconds=5.0)
@@ -167,6 +163,27 @@ def test_partial_node_closings_take_at_most_their_share_of_the_time(monkeypatch)
     assert (closer.tried, closer.partial, closer.limit) == (2, 2, 1.0)   # threshold kept
     closer.restart()
     assert closer.partial_seconds == 0.0 and closer.started == 111.0
+
+
+def test_without_a_time_limit_partial_node_closings_do_not_depend_on_the_clock(block40,
+                                                                             monkeypatch):
+    """Every partial closing reports a minute more than it took (as if the
+    machine were slow): an untimed tree is the same tree, serially and on
+    one worker."""
+    from mipagg.exact import bp
+    X, opt = block40
+    options = dict(TREE, node_close_max_columns=0, node_close_partial=300)
+    trees = [branch_and_price(X, 4, **options)]
+    record = bp._NodeClosing.record
+    monkeypatch.setattr(bp._NodeClosing, "record",
+                        lambda self, *a, seconds=0.0, **kw: record(self, *a, seconds=seconds + 60,
+                                                                   **kw))
+    trees += [branch_and_price(X, 4, **options), branch_and_price(X, 4, workers=1, **options)]
+    assert trees[0].node_partial_closings >= 2
+    for t in trees:
+        assert t.status == "optimal" and t.sse == pytest.approx(opt, abs=1e-7)
+        assert (t.nodes, t.node_partial_closings) == (trees[0].nodes,
+                                                      trees[0].node_partial_closings)
 
 
 @settings(max_examples=25, deadline=None)
