@@ -214,8 +214,9 @@ def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late):
 
     ``late`` (0 outside the tests) holds thread 0 back before it publishes the guess
     until thread 1 is done (1), or before it publishes the frontier until
-    thread 1 has found r (2; thread 1 then waits for it); or holds thread 1
-    back until the guess is published (3: in time, whatever the scheduler)."""
+    thread 1 has found r (2; thread 1 then waits for the guess and the
+    frontier); or holds thread 1 back until the guess is published (3: in
+    time, whatever the scheduler)."""
     slot = np.full(4, -1, dtype=np.int64)  # r guessed, r found, 1: guess confirmed, 1: done
     # thread 1 joins the search only once the frontier is published (nroots > 0)
     nroots = np.zeros(1, dtype=np.int64)
@@ -235,7 +236,7 @@ def group_of_s_and_next(T, C, X, alive, s, k, m, out, pos, guess, late):
             sh.store(final, 0, 1)
             r = ix.farthest_from_centroid(C, X, alive, m - k)
             slot[1] = r
-            _hold(slot, np.int64(0), late == 3)
+            _hold(slot, np.int64(0), late >= 2)
             if r == sh.load(slot, 0):  # decided here once: the guess may be published later
                 slot[2] = 1
                 while sh.load(nroots, 0) == 0:  # thread 0 is about to publish its frontier

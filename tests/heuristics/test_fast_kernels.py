@@ -223,7 +223,8 @@ def test_group_of_s_and_next_equals_the_serial_queries(data, k, good_guess):
 def test_group_of_s_and_next_with_the_guess_on_time_or_late(late):
     """On SimU, a guess at the exact next centroid is confirmed when thread 0
     publishes it in time (3: thread 1 waits for it), also with its frontier
-    published only once thread 1 has found r (2: thread 1 waits for it);
+    published only once thread 1 has found r (2: thread 1 waits for the
+    guess, then for the frontier);
     published after thread 1 has decided (1), it is not used, even though it
     is right.  Without waits (0) the threads race, and a loaded machine can
     make thread 0 late: the step is right either way."""
