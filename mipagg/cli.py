@@ -121,6 +121,8 @@ def _build_parser() -> argparse.ArgumentParser:
     add_gap(sub)
     from .export import add_subcommand as add_export  # export --columns-pool (issue 23)
     add_export(sub)
+    from .cli_tree import add_subcommand as add_tree  # tree: a bp checkpoint (issue 22)
+    add_tree(sub)
     return parser
 
 

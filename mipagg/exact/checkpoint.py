@@ -40,7 +40,8 @@ from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
 from .rules import Node
 
-__all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore"]
+__all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
+           "summary"]
 
 FORMAT = 1
 # counts carried from run to run (cumulative over the runs of one tree)
@@ -203,6 +204,59 @@ def load(path) -> Checkpoint:
                           nodes, a.get("fixed"), a.get("fix_bounds"))
     except (KeyError, ValueError, IndexError) as exc:
         raise DataError(f"checkpoint {str(path)!r} is damaged ({exc})") from None
+
+
+def _changed_options(settings: dict) -> dict:
+    """The options of the run that wrote a checkpoint that differ from
+    :class:`~mipagg.exact.settings.BPSettings`' defaults (lists as tuples:
+    JSON has no tuple)."""
+    from .settings import BPSettings
+
+    def plain(v):
+        return tuple(v) if isinstance(v, list) else v
+
+    default = BPSettings().as_dict()
+    return {k: v for k, v in settings.items() if k in default and plain(v) != plain(default[k])}
+
+
+def summary(ckpt: Checkpoint) -> dict:
+    """What a checkpoint holds and how far its tree is from the end (``mipagg
+    tree``): the incumbent, the certified bound (least open bound) and the
+    gap (%, seed 001's formula (15)), the root's bounds, the share of the
+    root gap closed and the tree-size estimate (:mod:`~mipagg.exact.treestats`),
+    the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
+    pairs, and the options of the run that wrote it that are not defaults."""
+    from .bounds import gap
+    from .treestats import gap_closed, tree_estimate
+
+    meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
+    lb = ckpt.lower_bound
+    counts, bounds = meta["counts"], meta["bounds"]
+    nb = np.array([nd.bound for nd in ckpt.nodes], dtype=float)
+    depth = np.array([nd.depth for nd in ckpt.nodes], dtype=np.int64)
+    q = (0.0, 0.1, 0.5, 0.9, 1.0)
+    rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
+    return {
+        "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
+        "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
+        "incumbent_sse": ub, "lower_bound": lb, "gap": gap(ub, lb),
+        "root_lp_bound": bounds["root_lp_bound"], "root_cut_bound": bounds["root_cut_bound"],
+        "gap_closed": gap_closed(lb, ub, bounds["root_lp_bound"]),
+        "nodes": counts["nodes"], "max_depth": counts["max_depth"],
+        "tree_estimate": tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None,
+        "open_nodes": int(nb.size),
+        "open_bound_quantiles": (dict(zip(("min", "q10", "median", "q90", "max"),
+                                          np.quantile(nb, q).tolist())) if nb.size else None),
+        "open_depth_quantiles": (dict(zip(("min", "q10", "median", "q90", "max"),
+                                          np.quantile(depth, q).tolist())) if nb.size else None),
+        "columns": len(ckpt.columns), "cuts": len(rows),
+        "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
+        "node_cuts": counts["node_cuts"],
+        "fixed_pairs": None if ckpt.fixed is None else int(np.count_nonzero(ckpt.fixed)),
+        "node_fixed_pairs": (meta["fixing"] or {}).get("node_fixed"),
+        "node_closings": meta["closer"]["tried"],
+        "node_partial_closings": meta["closer"].get("partial", 0),
+        "node_closing_incumbents": meta["closer"].get("better", 0)}
 
 
 def restore(tree, ckpt: Checkpoint) -> None:

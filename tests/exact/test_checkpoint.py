@@ -236,3 +236,35 @@ def test_the_command_line_writes_and_resumes(tmp_path, capsys):
     assert "not a bp checkpoint" in capsys.readouterr().err
     assert main(run[:-4] + ["--method", "mdav", "--checkpoint", str(ck2)]) == 2
     assert "--checkpoint" in capsys.readouterr().err
+
+
+def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, capsys):
+    """``checkpoint.summary`` and ``mipagg tree`` give the run's own incumbent,
+    bound, gap, counts and tree-size estimate, from the file alone."""
+    from mipagg.cli import main
+
+    X, _ = tree24
+    path = tmp_path / "t.npz"
+    r = branch_and_price(X, 3, node_limit=20, checkpoint=path, **dict(TREE_ONLY, cuts=True,
+                                                                       max_cut_rounds=1))
+    s = checkpoint.summary(checkpoint.load(path))
+    assert r.status == "node_limit" and s["open_nodes"] == r.open_nodes > 0
+    assert s["incumbent_sse"] == pytest.approx(r.sse)
+    assert s["lower_bound"] == pytest.approx(r.lower_bound)
+    assert s["gap"] == pytest.approx(r.gap) and s["gap_closed"] == pytest.approx(r.gap_closed)
+    assert s["open_bound_quantiles"]["min"] == pytest.approx(r.lower_bound)
+    assert s["open_bound_quantiles"]["max"] <= r.sse
+    assert (s["nodes"], s["max_depth"], s["tree_estimate"]) == (r.nodes, r.max_depth,
+                                                                r.tree_estimate)
+    assert s["tree_estimate"] > r.nodes
+    assert (s["cuts"], s["columns"], s["fixed_pairs"]) == (r.cuts, r.columns, r.fixed_pairs)
+    assert sum(s["cuts_by_rows"].values()) == r.cuts
+    assert s["options"]["node_limit"] == 20 and "time_limit" not in s["options"]
+    assert main(["tree", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"gap {r.gap:.4f} %" in text and f"open {r.open_nodes:,}" in text
+    assert main(["tree", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
+    assert main(["tree", str(tmp_path / "missing.npz")]) == 2
+    assert "does not exist" in capsys.readouterr().err
