@@ -11,6 +11,9 @@ def add_subcommand(sub) -> None:
         "tree", help="what a bp checkpoint (--checkpoint) holds: incumbent, certified bound, "
         "gap, open nodes, tree-size estimate, the options of the run that wrote it")
     tree.add_argument("checkpoint", help="a .npz file written by bp's --checkpoint")
+    tree.add_argument("--data", help="the CSV file the tree was made from: checked against the "
+                      "checkpoint's fingerprint; adds the IL of the incumbent and of the bound")
+    tree.add_argument("--columns", help="comma-separated key columns of --data (default: all)")
     tree.add_argument("--json", action="store_true", help="print one JSON object")
     tree.set_defaults(func=_cmd_tree)
 
@@ -25,13 +28,18 @@ def _lines(s: dict) -> list[str]:
     closed = "–" if s["gap_closed"] is None else f"{100 * s['gap_closed']:.1f} %"
     est = ("none yet (no subtree finished)" if s["tree_estimate"] is None
            else f"{s['tree_estimate']:,} nodes")
+    bound = (f"certified bound {_num(s['lower_bound'])} (least open bound), gap {gap}"
+             if s["open_nodes"] else "no open node: the tree is closed, the incumbent optimal "
+             "(within the run's gap tolerance)")
     out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}",
-           f"incumbent SSE {_num(s['incumbent_sse'])}, certified bound {_num(s['lower_bound'])} "
-           f"(least open bound), gap {gap}",
+           f"incumbent SSE {_num(s['incumbent_sse'])}, {bound}",
            f"root bound {_num(s['root_lp_bound'])} before cuts, {_num(s['root_cut_bound'])} "
-           f"after; the tree has closed {closed} of the root gap",
-           f"nodes processed {s['nodes']:,} (deepest {s['max_depth']}), open {s['open_nodes']:,}; "
-           f"tree-size estimate {est}"]
+           f"after" + (f"; the tree has closed {closed} of the root gap" if s["open_nodes"] else ""),
+           f"nodes processed {s['nodes']:,} (deepest {s['max_depth']}), open {s['open_nodes']:,}"
+           + (f"; tree-size estimate {est}" if s["open_nodes"] else "")]
+    if "il" in s:
+        il_bound = f", bound {s['il_bound']:.6f} %" if s["open_nodes"] else ""
+        out.append(f"IL {s['il']:.6f} %{il_bound} (SST {s['sst']:.4f})")
     if s["open_nodes"]:
         b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
         out.append("open bounds: min {min:.4f}, 10 % {q10:.4f}, median {median:.4f}, "
@@ -49,10 +57,32 @@ def _lines(s: dict) -> list[str]:
     return out
 
 
+def _with_il(s: dict, ckpt, data: str, columns: str | None) -> dict:
+    """``s`` with the SST of ``data`` and the IL of the incumbent and of the
+    bound, once the checkpoint's fingerprint matches the standardized file."""
+    from .errors import DataError
+    from .exact import checkpoint
+    from .instance import read_csv
+    from .partition import Partition
+
+    X = read_csv(data, columns=columns.split(",") if columns else None).X
+    if checkpoint.fingerprint(X, s["k"]) != s["fingerprint"]:
+        why = f"n = {X.shape[0]}" if X.shape[0] != s["n"] else "other values or columns"
+        raise DataError(f"the checkpoint (n = {s['n']}, k = {s['k']}) was not made from "
+                        f"{data!r} ({why})")
+    sst = Partition(ckpt.labels, X).sst()
+    lb = s["lower_bound"]
+    return {**s, "sst": sst, "il": 100 * s["incumbent_sse"] / sst,
+            "il_bound": None if lb is None else 100 * lb / sst}
+
+
 def _cmd_tree(args) -> int:
     from .exact import checkpoint
 
-    s = checkpoint.summary(checkpoint.load(args.checkpoint))
+    ckpt = checkpoint.load(args.checkpoint)
+    s = checkpoint.summary(ckpt)
+    if args.data:
+        s = _with_il(s, ckpt, args.data, args.columns)
     if args.json:
         print(json.dumps({"checkpoint": args.checkpoint, **s}))
     else:

@@ -268,3 +268,34 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
     assert main(["tree", str(tmp_path / "missing.npz")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_mipagg_tree_with_the_data_gives_the_il_of_the_run(tmp_path, capsys):
+    """``mipagg tree --data`` reports the IL of the incumbent and of the bound
+    that ``mipagg gap`` reported for the run that wrote the checkpoint; a file
+    the tree was not made from is refused; a closed tree says so."""
+    from mipagg.cli import main
+
+    rng = np.random.default_rng(3)
+    data, other = tmp_path / "d.csv", tmp_path / "e.csv"
+    np.savetxt(data, rng.lognormal(size=(60, 3)), delimiter=",", header="a,b,c", comments="")
+    np.savetxt(other, rng.lognormal(size=(60, 3)), delimiter=",", header="a,b,c", comments="")
+    ck = tmp_path / "t.npz"
+    opts = [f"--option={o}" for o in ("node_limit=4", "cuts=false", "close_gap=false",
+                                      "node_close_max_columns=0", "mip_time=0", f"checkpoint={ck}")]
+    assert main(["gap", str(data), "--from", "mdav", "-k", "3", "--json", "--quiet"] + opts) == 0
+    run = json.loads(capsys.readouterr().out)
+    assert run["bound_status"] == "node_limit"
+    assert main(["tree", str(ck), "--data", str(data), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["sst"] == pytest.approx(run["sst"])
+    assert s["il"] == pytest.approx(run["better_il"]) and s["il_bound"] == pytest.approx(
+        run["lower_bound_il"])
+    assert main(["tree", str(ck), "--data", str(other)]) == 2
+    assert "other values or columns" in capsys.readouterr().err
+    closed = tmp_path / "c.npz"
+    assert main(["run", str(data), "-k", "3", "--method", "bp", "--quiet",
+                 "--checkpoint", str(closed)]) == 0
+    capsys.readouterr()
+    assert main(["tree", str(closed)]) == 0
+    assert "the tree is closed" in capsys.readouterr().out
