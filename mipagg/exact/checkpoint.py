@@ -219,6 +219,14 @@ def _changed_options(settings: dict) -> dict:
     return {k: v for k, v in settings.items() if k in default and plain(v) != plain(default[k])}
 
 
+def _quantiles(a: np.ndarray) -> dict | None:
+    """Min, 10 %, median, 90 % and max of ``a`` (None when empty)."""
+    if not a.size:
+        return None
+    return dict(zip(("min", "q10", "median", "q90", "max"),
+                    np.quantile(a, (0.0, 0.1, 0.5, 0.9, 1.0)).tolist()))
+
+
 def summary(ckpt: Checkpoint) -> dict:
     """What a checkpoint holds and how far its tree is from the end (``mipagg
     tree``): the incumbent, the certified bound (least open bound) and the
@@ -234,7 +242,6 @@ def summary(ckpt: Checkpoint) -> dict:
     counts, bounds = meta["counts"], meta["bounds"]
     nb = np.array([nd.bound for nd in ckpt.nodes], dtype=float)
     depth = np.array([nd.depth for nd in ckpt.nodes], dtype=np.int64)
-    q = (0.0, 0.1, 0.5, 0.9, 1.0)
     rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
     return {
         "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
@@ -245,10 +252,7 @@ def summary(ckpt: Checkpoint) -> dict:
         "nodes": counts["nodes"], "max_depth": counts["max_depth"],
         "tree_estimate": tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None,
         "open_nodes": int(nb.size),
-        "open_bound_quantiles": (dict(zip(("min", "q10", "median", "q90", "max"),
-                                          np.quantile(nb, q).tolist())) if nb.size else None),
-        "open_depth_quantiles": (dict(zip(("min", "q10", "median", "q90", "max"),
-                                          np.quantile(depth, q).tolist())) if nb.size else None),
+        "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "columns": len(ckpt.columns), "cuts": len(rows),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"],
