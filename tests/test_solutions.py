@@ -17,9 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _casc_files import ROOT, SHARED_DATA, cell_of
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = ROOT.parent / "shared" / "data"
 SOLUTIONS = ROOT / "instances" / "solutions"
 RESULTS = ROOT / "docs" / "results"
 NAME = re.compile(r"(census|tarragona)_k(\d+)\.csv")
@@ -68,14 +67,7 @@ def test_solutions_directory_holds_labels_only():
 
 @pytest.mark.parametrize("path", LABEL_FILES or [None], ids=lambda p: p.name if p else "none")
 def test_label_file(path):
-    if path is None:
-        pytest.skip("no label file in instances/solutions/")
-    m = NAME.fullmatch(path.name)
-    assert m, f"unexpected file {path.name}"
-    data, k = m.group(1), int(m.group(2))
-    data_path = SHARED_DATA / f"{data}.csv"
-    if not data_path.is_file():
-        pytest.skip(f"reference file {data_path} not available (CASC data is never committed)")
+    data, k, data_path = cell_of(path, NAME)
     labels = _read_labels(path)
     il = _il(data_path, labels, k)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()

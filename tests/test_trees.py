@@ -8,16 +8,14 @@ subtree's bound never falls below its parent's).  Skipped without
 ../shared/data."""
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _casc_files import ROOT, cell_of
 
 from mipagg.exact import checkpoint
 from mipagg.instance import read_csv
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = ROOT.parent / "shared" / "data"
 TREES = ROOT / "docs" / "results" / "trees"
 NAME = re.compile(r"(census|tarragona)_k(\d+)(_\w+)?\.npz")
 FILES = sorted(TREES.glob("*.npz")) if TREES.is_dir() else []
@@ -44,14 +42,7 @@ def _best_known_sse(Z, data: str, k: int) -> float | None:
 
 @pytest.mark.parametrize("path", FILES or [None], ids=lambda p: p.name if p else "none")
 def test_committed_checkpoint(path):
-    if path is None:
-        pytest.skip("no checkpoint in docs/results/trees/")
-    m = NAME.fullmatch(path.name)
-    assert m, f"unexpected file {path.name}"
-    data, k = m.group(1), int(m.group(2))
-    data_path = SHARED_DATA / f"{data}.csv"
-    if not data_path.is_file():
-        pytest.skip(f"reference file {data_path} not available (CASC data is never committed)")
+    data, k, data_path = cell_of(path, NAME)
     Z = read_csv(data_path).X
     ck = checkpoint.load(path)
     assert ck.meta["fingerprint"] == checkpoint.fingerprint(Z, k), "another file or k"
