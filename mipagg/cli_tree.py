@@ -22,36 +22,43 @@ def _num(v, digits=4) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
 
-def _lines(s: dict) -> list[str]:
-    """The summary as text lines."""
-    gap = "–" if s["gap"] is None else f"{s['gap']:.4f} %"
-    closed = "–" if s["gap_closed"] is None else f"{100 * s['gap_closed']:.1f} %"
+def _tree_lines(s: dict) -> list[str]:
+    """Bound, gap, progress and open nodes of a tree with open nodes."""
     est = ("none yet (no subtree finished)" if s["tree_estimate"] is None
            else f"{s['tree_estimate']:,} nodes")
-    bound = (f"certified bound {_num(s['lower_bound'])} (least open bound), gap {gap}"
-             if s["open_nodes"] else "no open node: the tree is closed, the incumbent optimal "
-             "(within the run's gap tolerance)")
-    out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}",
-           f"incumbent SSE {_num(s['incumbent_sse'])}, {bound}",
-           f"root bound {_num(s['root_lp_bound'])} before cuts, {_num(s['root_cut_bound'])} "
-           f"after" + (f"; the tree has closed {closed} of the root gap" if s["open_nodes"] else ""),
-           f"nodes processed {s['nodes']:,} (deepest {s['max_depth']}), open {s['open_nodes']:,}"
-           + (f"; tree-size estimate {est}" if s["open_nodes"] else "")]
+    closed = "–" if s["gap_closed"] is None else f"{100 * s['gap_closed']:.1f} %"
+    b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
+    out = [f"certified bound {_num(s['lower_bound'])} (least open bound), gap {s['gap']:.4f} %; "
+           f"the tree has closed {closed} of the root gap",
+           f"open {s['open_nodes']:,} nodes; tree-size estimate {est}",
+           "open bounds: min {min:.4f}, 10 % {q10:.4f}, median {median:.4f}, 90 % {q90:.4f}, "
+           "max {max:.4f}".format(**b),
+           "open depths: min {min:.0f}, median {median:.0f}, max {max:.0f}".format(**d)]
     if "il" in s:
-        il_bound = f", bound {s['il_bound']:.6f} %" if s["open_nodes"] else ""
-        out.append(f"IL {s['il']:.6f} %{il_bound} (SST {s['sst']:.4f})")
+        out.append(f"IL {s['il']:.6f} %, bound {s['il_bound']:.6f} % (SST {s['sst']:.4f})")
+    return out
+
+
+def _lines(s: dict) -> list[str]:
+    """The summary as text lines."""
+    out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}",
+           f"incumbent SSE {_num(s['incumbent_sse'])}; root bound {_num(s['root_lp_bound'])} "
+           f"before cuts, {_num(s['root_cut_bound'])} after",
+           f"nodes processed {s['nodes']:,} (deepest {s['max_depth']})"]
     if s["open_nodes"]:
-        b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
-        out.append("open bounds: min {min:.4f}, 10 % {q10:.4f}, median {median:.4f}, "
-                   "90 % {q90:.4f}, max {max:.4f}".format(**b))
-        out.append("open depths: min {min:.0f}, median {median:.0f}, max {max:.0f}".format(**d))
+        out += _tree_lines(s)
+    else:
+        out.append("no open node: the tree is closed, the incumbent optimal (within the run's "
+                   "gap tolerance)")
+        if "il" in s:
+            out.append(f"IL {s['il']:.6f} % (SST {s['sst']:.4f})")
     rows = ", ".join(f"{c} on {r} rows" for r, c in s["cuts_by_rows"].items()) or "none"
     out.append(f"columns {s['columns']:,}; cuts {s['cuts']} ({rows}), {s['node_cuts']} of them "
                f"at nodes; pairs fixed: {s['fixed_pairs']} at the root, "
                f"{s['node_fixed_pairs']} at nodes")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
                f"{s['node_closing_incumbents']} found a better partition)")
-    opts = " ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+    opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
                     for k, v in s["options"].items())
     out.append(f"options (not defaults): {opts or 'none'}")
     return out
