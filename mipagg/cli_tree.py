@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from .progress import format_duration
+
 
 def add_subcommand(sub) -> None:
     tree = sub.add_parser(
@@ -26,6 +28,9 @@ def _tree_lines(s: dict) -> list[str]:
     """Bound, gap, progress and open nodes of a tree with open nodes."""
     est = ("none yet (no subtree finished)" if s["tree_estimate"] is None
            else f"{s['tree_estimate']:,} nodes")
+    if s["seconds_left"] is not None:
+        est += (f", {format_duration(s['seconds_left'])} more at the pace of the run that "
+                f"wrote it ({s['nodes_per_second']:.3g} nodes/s)")
     closed = "–" if s["gap_closed"] is None else f"{100 * s['gap_closed']:.1f} %"
     b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
     out = [f"certified bound {_num(s['lower_bound'])} (least open bound), gap {s['gap']:.4f} %; "

@@ -18,7 +18,21 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["Progress", "format_fields"]
+__all__ = ["Progress", "format_fields", "format_duration"]
+
+
+def format_duration(seconds: float | None) -> str | None:
+    """``seconds`` as "42 s", "3.5 min", "7.2 h" or "160 d" (None stays None).
+
+    >>> format_duration(1.4e7)
+    '162 d'
+    """
+    if seconds is None:
+        return None
+    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def format_fields(fields: dict) -> str:

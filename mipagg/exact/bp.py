@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..partition import Partition
+from ..progress import format_duration
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import checkpoint as checkpoints, nodecuts
@@ -80,7 +81,7 @@ from .settings import (
     StopCriterion,
     merge_settings,
 )
-from .treestats import gap_closed, tree_estimate
+from .treestats import gap_closed, seconds_left, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
            "cut_constraints",
@@ -111,6 +112,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "node_closings", "nodes_enumerated", "node_partial_closings",
             "node_closing_incumbents", "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
+            "tree_seconds_left",
             "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint")
 
@@ -162,6 +164,7 @@ class BranchAndPriceResult:
     fixed: tuple = ()               # the root's fixed pairs (i, j), i < j
     branching: str = "fractional"   # the branching rule's name
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
+    tree_seconds_left: float | None = None  # the estimate's nodes left at this run's pace
     node_cuts: int = 0              # cuts separated at tree nodes
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
@@ -426,6 +429,7 @@ class BranchAndPrice(ColumnGeneration):
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
         self.tree_started = False       # the open nodes cover the problem (a checkpoint may be written)
         self.resumed_nodes = 0
+        self.tree_clock = (time.perf_counter(), 0)  # start and nodes done when the tree started
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
@@ -780,6 +784,7 @@ class BranchAndPrice(ColumnGeneration):
             self.tree_status = "time_limit"
         if self.tree_status is None and root.solution is not None:
             self.tree_started = True
+            self.tree_clock = (time.perf_counter(), self.nodes)
             if not self.prune(self.root_bound):
                 self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
         self.search_tree(t0)
@@ -832,6 +837,7 @@ class BranchAndPrice(ColumnGeneration):
                                    self.stop.deadline is not None)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
+        self.tree_clock = (time.perf_counter(), self.nodes)
         self.report_progress()
         self.search_tree(t0)
 
@@ -961,18 +967,29 @@ class BranchAndPrice(ColumnGeneration):
 
     def report_progress(self) -> None:
         """A progress line: nodes, bounds, fixed pairs, share of the root gap
-        closed and the tree-size estimate (:mod:`mipagg.exact.treestats`)."""
+        closed, the tree-size estimate and the time it leaves at this run's
+        pace (:mod:`mipagg.exact.treestats`)."""
         if not self.progress.enabled:
             return
         lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
         depths = self.open_depths()
+        estimate = None if depths is None else tree_estimate(self.nodes, depths)
         self.progress.update(nodes=self.nodes, open=len(self.open),
                              enumerated=self.closer.succeeded,
                              fixed=0 if fixer is None else int(fixer.fixed.sum())
                              + fixer.node_fixed, lb=lb, ub=ub, gap=gap(ub, lb),
-                             closed=gap_closed(lb, ub, self.root_lp_bound),
-                             estimate=None if depths is None else tree_estimate(self.nodes,
-                                                                                depths))
+                             closed=gap_closed(lb, ub, self.root_lp_bound), estimate=estimate,
+                             left=format_duration(self.seconds_left(estimate)))
+
+    def pace(self) -> tuple[int, float]:
+        """Nodes this run has processed in the tree and the seconds since its
+        tree started (after the root, or after the resumed checkpoint)."""
+        started, nodes = self.tree_clock
+        return self.nodes - nodes, time.perf_counter() - started
+
+    def seconds_left(self, estimate: int | None) -> float | None:
+        """Seconds until a tree of ``estimate`` nodes ends at this run's pace."""
+        return seconds_left(estimate, self.nodes, *self.pace())
 
     def branch(self, node: Node, solution, bound: float) -> bool:
         """Push the children the branching rule makes of ``node``; False when
@@ -1006,6 +1023,7 @@ class BranchAndPrice(ColumnGeneration):
         self.seconds.update(total=total, rounding=rounder.seconds,
                             overrun=self.stop.overrun(total))
         self.progress.done(status=status, nodes=self.nodes, lb=lower, ub=best)
+        estimate = self.final_estimate(status, open_bounds)
         return BranchAndPriceResult(
             partition=rounder.best, sse=best, lower_bound=lower, status=status,
             nodes=self.nodes, open_nodes=len(open_bounds), root_lp_bound=self.root_lp_bound,
@@ -1020,7 +1038,8 @@ class BranchAndPrice(ColumnGeneration):
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
-            tree_estimate=self.final_estimate(status, open_bounds), workers=self.workers_used,
+            tree_estimate=estimate, tree_seconds_left=None if status == "optimal"
+            else self.seconds_left(estimate), workers=self.workers_used,
             neighbourhood_solves=self.neighbourhood_solves,
             aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,

@@ -134,6 +134,7 @@ def save(tree, path) -> Path:
             "counts": {c: int(getattr(tree, c)) for c in _COUNTS},
             "bounds": {b: _finite(getattr(tree, b)) for b in _BOUNDS},
             "gap_closing": tree.gap_closing,
+            "pace": dict(zip(("nodes", "seconds"), tree.pace())),
             "root_stop": {"reason": stop.reason, "bound": _finite(stop.bound),
                           "bound_source": stop.bound_source},
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
@@ -233,9 +234,11 @@ def summary(ckpt: Checkpoint) -> dict:
     gap (%, seed 001's formula (15)), the root's bounds, the share of the
     root gap closed and the tree-size estimate (:mod:`~mipagg.exact.treestats`),
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
-    pairs, and the options of the run that wrote it that are not defaults."""
+    pairs, and the options of the run that wrote it that are not defaults;
+    from checkpoints that record it, that run's pace in the tree (nodes per
+    second) and the time the estimate leaves at that pace."""
     from .bounds import gap
-    from .treestats import gap_closed, tree_estimate
+    from .treestats import gap_closed, seconds_left, tree_estimate
 
     meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
     lb = ckpt.lower_bound
@@ -243,6 +246,8 @@ def summary(ckpt: Checkpoint) -> dict:
     nb = np.array([nd.bound for nd in ckpt.nodes], dtype=float)
     depth = np.array([nd.depth for nd in ckpt.nodes], dtype=np.int64)
     rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
+    estimate = tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None
+    pace = meta.get("pace")             # absent from checkpoints before 2026-11-28
     return {
         "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
         "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
@@ -250,7 +255,11 @@ def summary(ckpt: Checkpoint) -> dict:
         "root_lp_bound": bounds["root_lp_bound"], "root_cut_bound": bounds["root_cut_bound"],
         "gap_closed": gap_closed(lb, ub, bounds["root_lp_bound"]),
         "nodes": counts["nodes"], "max_depth": counts["max_depth"],
-        "tree_estimate": tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None,
+        "tree_estimate": estimate,
+        "nodes_per_second": pace["nodes"] / pace["seconds"] if pace and pace["seconds"] > 0
+        else None,
+        "seconds_left": seconds_left(estimate, counts["nodes"], pace["nodes"], pace["seconds"])
+        if pace else None,
         "open_nodes": int(nb.size),
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "columns": len(ckpt.columns), "cuts": len(rows),

@@ -10,13 +10,15 @@ closed and a tree-size estimate, for the progress line and the run's JSON.
   w, the whole tree is estimated at N / w nodes (None while w = 0, e.g. a
   dive that prunes nothing).  The finished weight is 1 − Σ 2^−d over the
   open nodes, so no bookkeeping is needed where nodes are pruned.
+* Time left: the estimated nodes still to do at the pace of the run so far
+  (its nodes per second in the tree), as crude as the estimate it rests on.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["gap_closed", "finished_weight", "tree_estimate"]
+__all__ = ["gap_closed", "finished_weight", "tree_estimate", "seconds_left"]
 
 
 def gap_closed(lb, ub, root_lb) -> float | None:
@@ -39,3 +41,12 @@ def tree_estimate(nodes: int, open_depths) -> int | None:
     if w <= 1e-12:
         return None
     return max(nodes, int(round(nodes / w)))
+
+
+def seconds_left(estimate: int | None, nodes: int, nodes_run: int, seconds_run: float):
+    """Seconds until a tree of ``estimate`` nodes, ``nodes`` of them done, ends
+    at the pace of the run so far (``nodes_run`` nodes in ``seconds_run``
+    seconds of tree); None without an estimate or before the run's first node."""
+    if estimate is None or nodes_run <= 0 or seconds_run <= 0:
+        return None
+    return max(0, estimate - nodes) * seconds_run / nodes_run

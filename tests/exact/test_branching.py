@@ -19,7 +19,8 @@ from mipagg.errors import ParameterError
 from mipagg.exact.bp import branch_and_price, branching_pair
 from mipagg.exact.branching import MostFractional, StrongBranching, make_branching
 from mipagg.exact.master import MasterProblem, squared_distances
-from mipagg.exact.treestats import finished_weight, gap_closed, tree_estimate
+from mipagg.exact.treestats import finished_weight, gap_closed, seconds_left, tree_estimate
+from mipagg.progress import format_duration
 
 from _strategies import tiny_instances
 from _bruteforce import optimal_partition
@@ -39,7 +40,7 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     r = branch_and_price(X, k, threads=1, branching=rule, **(TREE_ONLY if tree_only else {}))
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
     assert r.lower_bound == pytest.approx(opt, abs=1e-7)
-    assert r.branching == rule.split(":")[0]
+    assert r.tree_estimate == r.nodes and r.tree_seconds_left is None
     assert r.tree_estimate == r.nodes
     if rule == "fractional":
         assert r.strong_evaluations == 0
@@ -121,6 +122,11 @@ def test_tree_statistics():
     assert tree_estimate(3, []) == 3
     assert gap_closed(11.0, 12.0, 10.0) == pytest.approx(0.5)
     assert gap_closed(None, 12.0, 10.0) is None and gap_closed(12.0, 12.0, 12.0) is None
+    assert seconds_left(40, 10, 5, 2.0) == pytest.approx(12.0)   # 30 nodes at 0.4 s
+    assert seconds_left(8, 10, 5, 2.0) == 0.0             # the estimate is already passed
+    assert seconds_left(None, 10, 5, 2.0) is None and seconds_left(40, 10, 0, 0.0) is None
+    assert [format_duration(s) for s in (None, 42.4, 150, 3 * 3600, 1.4e7)] == [
+        None, "42 s", "2.5 min", "3 h", "162 d"]
 
 
 def test_json_records_the_proof(capsys):

@@ -257,12 +257,15 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     assert (s["nodes"], s["max_depth"], s["tree_estimate"]) == (r.nodes, r.max_depth,
                                                                 r.tree_estimate)
     assert s["tree_estimate"] > r.nodes
+    assert s["nodes_per_second"] > 0 and r.tree_seconds_left > 0
+    assert s["seconds_left"] == pytest.approx((r.tree_estimate - r.nodes) / s["nodes_per_second"])
     assert (s["cuts"], s["columns"], s["fixed_pairs"]) == (r.cuts, r.columns, r.fixed_pairs)
     assert sum(s["cuts_by_rows"].values()) == r.cuts
     assert s["options"]["node_limit"] == 20 and "time_limit" not in s["options"]
     assert main(["tree", str(path)]) == 0
     text = capsys.readouterr().out
     assert f"gap {r.gap:.4f} %" in text and f"open {r.open_nodes:,}" in text
+    assert "more at the pace of the run that wrote it" in text
     assert main(["tree", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
