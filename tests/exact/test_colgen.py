@@ -390,8 +390,11 @@ def test_time_limit_is_honoured_during_gap_closing(census):
         assert r.sse <= min(r.sse_mdav, r.sse_vmdav) + 1e-12
         if r.status == "time_limit":
             assert r.lower_bound is not None and r.lower_bound <= full.sse * (1 + 1e-9)
-            assert r.lp_bound == pytest.approx(full.lp_bound, rel=REL)
             assert r.gap_closing in ("time_limit", "skipped", "not_needed")
+            if r.gap_closing == "skipped":     # a loaded machine: the limit hit the LP itself
+                assert r.lp_bound <= full.lp_bound * (1 + REL)
+            else:
+                assert r.lp_bound == pytest.approx(full.lp_bound, rel=REL)
         else:                                  # a fast machine may finish first
             assert r.status == "optimal" and r.sse == pytest.approx(full.sse, rel=1e-9)
 
