@@ -366,8 +366,8 @@ class MergeSplitResult:
 
 def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE,
                        cycles: int = 3, seed=None, patience: int | None = None,
-                       max_moves: int | None = None,
-                       time_limit: float | None = None) -> MergeSplitResult:
+                       max_moves: int | None = None, time_limit: float | None = None,
+                       verbose: bool = False) -> MergeSplitResult:
     """Large-neighbourhood search built on the split of :func:`split_large_groups`.
 
     A move draws a random group (``seed``), merges it with its m − 1 nearest
@@ -381,8 +381,9 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
     (default: the number of groups) or ``max_moves`` moves (default 20 per
     group), then a :func:`local_search` of the whole partition follows.  The
     schedule is repeated up to ``cycles`` times while a cycle improves;
-    ``time_limit`` (seconds) stops it early.  Never raises SSE; the result is
-    k-feasible with groups of k..2k−1.
+    ``time_limit`` (seconds) stops it early; ``verbose``: a progress line on
+    stderr after each phase (:mod:`mipagg.progress`).  Never raises SSE; the
+    result is k-feasible with groups of k..2k−1.
 
     Each move costs O(g·p) to find the nearest groups, O(n) to collect their
     records and the split of their M records (O(M²/k + k·M·p) plus a local
@@ -399,6 +400,7 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
     True
     """
     from .deadline import Deadline
+    from .progress import Progress
 
     X, k, P = _setup(X, partition, k)
     schedule = [merge] if isinstance(merge, (int, np.integer)) else list(merge)
@@ -417,7 +419,8 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
     moves = accepted = 0
     timed_out = False
     history = []
-    for _ in range(int(cycles)):
+    progress = Progress("merge-split", enabled=verbose)
+    for cycle in range(int(cycles)):
         before = P.sse()
         for m in schedule:
             lab, mv, acc, timed_out = _merge_split_phase(
@@ -429,12 +432,15 @@ def merge_split_search(X: np.ndarray, partition, k: int, *, merge=MERGE_SCHEDULE
             if Q.sse() <= P.sse():
                 P = Q
             history.append((int(m), P.sse()))
+            progress.update(cycle=cycle + 1, merge=int(m), moves=moves, accepted=accepted,
+                            sse=P.sse())
             if timed_out:
                 break
         if timed_out or not P.sse() < before - _tol(X):
             break
     if not P.sse() <= start.sse():   # never expected (every step is non-increasing)
         P = split_large_groups(X, start, k)
+    progress.done(moves=moves, accepted=accepted, sse=P.sse())
     return MergeSplitResult(P, moves, accepted, timed_out or dl.hit, history)
 
 

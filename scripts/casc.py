@@ -350,14 +350,15 @@ class Cell:
 
     def polish(self, partition, source: int | None, step: str = "local", *, budget=None,
                source_label: str | None = None, exact_options: dict | None = None,
-               seed: int = 0):
+               seed: int = 0, verbose: bool = False):
         """One post-processing step of a partition (Python only, recorded as a
         stage): ``local`` (:func:`mipagg.improve.improve_partition`), ``merge-split``
         (:func:`mipagg.improve.merge_split_search`) or ``exact``
         (:func:`mipagg.exact.neighbourhood.exact_neighbourhood_search`, with
         ``exact_options`` such as ``groups`` and ``move_time``), the last two
         with ``seed`` and ``budget`` seconds.  ``source``: the stage it starts from, or
-        None for a label file described by ``source_label``."""
+        None for a label file described by ``source_label``; ``verbose``: the search's
+        progress lines on stderr."""
         from mipagg.exact.neighbourhood import exact_neighbourhood_search
         from mipagg.improve import improve_partition, merge_split_search
 
@@ -379,7 +380,8 @@ class Cell:
         if step == "local":
             p, extra = improve_partition(X, partition, k, how="local"), {}
         elif step == "merge-split":
-            p = merge_split_search(X, partition, k, seed=seed, time_limit=budget).partition
+            p = merge_split_search(X, partition, k, seed=seed, time_limit=budget,
+                                   verbose=verbose).partition
             extra = {}
         else:
             options, extra = dict(exact_options), {}
@@ -394,7 +396,7 @@ class Cell:
                     f"clusters, {guide.seconds:.1f} s")
             left = None if budget is None else max(1.0, budget - (time.perf_counter() - t0))
             r = exact_neighbourhood_search(X, partition, k, seed=seed, time_limit=left,
-                                           **options)
+                                           verbose=verbose, **options)
             p, extra = r.partition, {**extra, **r.summary()}
         entry["wall_seconds"] = time.perf_counter() - t0
         entry["result"] = {"sse": float(p.sse()), "il": float(p.il()),
@@ -583,12 +585,12 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
         # the root LP's record-pair weights replace the merge-split step
         exact_options["guide"] = "lp"
         cell.polish(start, None, "exact", budget=args.polish, source_label=origin,
-                    exact_options=exact_options, seed=args.polish_seed)
+                    exact_options=exact_options, seed=args.polish_seed, verbose=args.verbose)
     else:
         mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
-                          source_label=origin, seed=args.polish_seed)
+                          source_label=origin, seed=args.polish_seed, verbose=args.verbose)
         cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
-                    exact_options=exact_options, seed=args.polish_seed)
+                    exact_options=exact_options, seed=args.polish_seed, verbose=args.verbose)
     primal = {"method": "polish", "fallback": False, "from": rel(label_path),
               "from_sha256": sha, "from_il": committed[1]["il"],
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
@@ -1005,7 +1007,8 @@ def main(argv=None) -> int:
                     help="bound stage: a further option of branch_and_price, e.g. "
                          "max_cut_rounds=40 or tail_off=0 (repeatable; recorded)")
     ap.add_argument("--verbose", action="store_true",
-                    help="bound stage: the method's progress lines on stderr")
+                    help="the bound stage's (or --polish's searches') progress lines on "
+                         "stderr")
     ap.add_argument("--polish", type=float, metavar="SECONDS",
                     help="instead of the primal and bound stages: polish the committed label "
                          "file (merge-and-resplit search, then exact neighbourhood search) "

@@ -384,3 +384,21 @@ def test_merge_split_search_improves_local_optima_and_honours_time_limit():
     for bad in (dict(merge=1), dict(merge=()), dict(cycles=0), dict(time_limit=0)):
         with pytest.raises(ParameterError):
             merge_split_search(X, start, 3, **bad)
+
+
+def test_merge_split_search_verbose_reports_each_phase(capsys, monkeypatch):
+    import functools
+
+    import mipagg.progress
+
+    monkeypatch.setattr(mipagg.progress, "Progress",
+                        functools.partial(mipagg.progress.Progress, every=0.0))
+    X = np.random.default_rng(11).normal(size=(120, 3))
+    start = local_search(X, mdav(X, 3), 3)
+    quiet = merge_split_search(X, start, 3, seed=0)
+    assert capsys.readouterr().err == ""
+    loud = merge_split_search(X, start, 3, seed=0, verbose=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert np.array_equal(loud.partition.labels, quiet.partition.labels)
+    assert len(lines) == len(loud.history) + 1 and all("[merge-split" in ln for ln in lines)
+    assert f"sse {loud.partition.sse():.6g}" in lines[-1]

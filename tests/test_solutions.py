@@ -126,7 +126,7 @@ def test_casc_polish_run_on_a_copy(tmp_path):
     runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
                            "--polish", "4", "--polish-groups", "6", "--polish-move-time", "5",
-                           "--polish-seed", "3",
+                           "--polish-seed", "3", "--verbose",
                            "--cells", "census:3", "--out", str(out),
                            "--solutions", str(sol)], capture_output=True, text=True,
                           timeout=600)
