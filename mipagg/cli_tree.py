@@ -16,6 +16,12 @@ def add_subcommand(sub) -> None:
     tree.add_argument("--data", help="the CSV file the tree was made from: checked against the "
                       "checkpoint's fingerprint; adds the IL of the incumbent and of the bound")
     tree.add_argument("--columns", help="comma-separated key columns of --data (default: all)")
+    tree.add_argument("--labels", metavar="LABELS.csv",
+                      help="with --data: price this partition's groups at the root's duals "
+                      "instead of the checkpoint's incumbent (header 'group', e.g. from "
+                      "'mipagg run --labels')")
+    tree.add_argument("--top", type=int, default=5, metavar="N",
+                      help="with --data: the N groups of largest reduced cost (default 5)")
     tree.add_argument("--json", action="store_true", help="print one JSON object")
     tree.set_defaults(func=_cmd_tree)
 
@@ -63,15 +69,29 @@ def _lines(s: dict) -> list[str]:
                f"{s['node_fixed_pairs']} at nodes")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
                f"{s['node_closing_incumbents']} found a better partition)")
+    if s.get("gap_by_group"):
+        out += _share_lines(s["gap_by_group"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
                     for k, v in s["options"].items())
     out.append(f"options (not defaults): {opts or 'none'}")
     return out
 
 
-def _with_il(s: dict, ckpt, data: str, columns: str | None) -> dict:
+def _share_lines(g: dict) -> list[str]:
+    """Where the gap lies (:mod:`mipagg.exact.gapshare`) as text lines."""
+    share = "–" if g["top_share"] is None else f"{100 * g['top_share']:.0f} %"
+    tops = ", ".join(f"{t['group']} ({t['reduced_cost']:.4f})" for t in g["top_groups"])
+    return [f"at the root's duals ({g['dual_objective']:.4f}), the {g['groups']} groups of "
+            f"{g['partition']} (SSE {g['sse']:.4f}) carry a gap of {g['gap']:.4f}: "
+            f"{len(g['top_groups'])} groups {share} of it, the unfilled cuts "
+            f"{g['cut_slack']:.4f}",
+            f"groups of largest reduced cost: {tops}"]
+
+
+def _with_il(s: dict, ckpt, data: str, columns: str | None):
     """``s`` with the SST of ``data`` and the IL of the incumbent and of the
-    bound, once the checkpoint's fingerprint matches the standardized file."""
+    bound, once the checkpoint's fingerprint matches the standardized file;
+    and the standardized records."""
     from .errors import DataError
     from .exact import checkpoint
     from .instance import read_csv
@@ -85,16 +105,47 @@ def _with_il(s: dict, ckpt, data: str, columns: str | None) -> dict:
     sst = Partition(ckpt.labels, X).sst()
     lb = s["lower_bound"]
     return {**s, "sst": sst, "il": 100 * s["incumbent_sse"] / sst,
-            "il_bound": None if lb is None else 100 * lb / sst}
+            "il_bound": None if lb is None else 100 * lb / sst}, X
+
+
+def _gap_by_group(ckpt, X, labels_path: str | None, top: int) -> dict | None:
+    """The groups of the incumbent (or of ``labels_path``) priced at the
+    root's certified duals (:mod:`mipagg.exact.gapshare`); None when the
+    checkpoint holds no root duals."""
+    from .exact.gapshare import gap_shares
+    from .partition import Partition
+    from .verify import LabelsError, read_labels
+
+    stop = ckpt.root_stop
+    if stop.duals is None:
+        return None
+    labels = ckpt.labels
+    if labels_path is not None:
+        labels = read_labels(labels_path)
+        if len(labels) != X.shape[0]:
+            raise LabelsError(f"{labels_path}: {len(labels)} labels for {X.shape[0]} records")
+    k = int(ckpt.meta["k"])
+    if not Partition(labels, X).is_feasible(k):
+        raise LabelsError(f"{labels_path}: a group has fewer than k = {k} records")
+    shares = gap_shares(X, labels, stop.duals, ckpt.cuts if stop.cut_duals is not None else (),
+                        stop.cut_duals)
+    return {"partition": labels_path or "incumbent", "sse": shares.sse,
+            **shares.summary(top)}
 
 
 def _cmd_tree(args) -> int:
+    from .errors import ParameterError
     from .exact import checkpoint
 
+    if not args.data and args.labels:
+        raise ParameterError("--labels needs --data (the file the tree was made from)")
+    if args.top < 1:
+        raise ParameterError(f"--top must be at least 1, got {args.top}")
     ckpt = checkpoint.load(args.checkpoint)
     s = checkpoint.summary(ckpt)
     if args.data:
-        s = _with_il(s, ckpt, args.data, args.columns)
+        s, X = _with_il(s, ckpt, args.data, args.columns)
+        s["gap_by_group"] = _gap_by_group(ckpt, X, args.labels, args.top)
     if args.json:
         print(json.dumps({"checkpoint": args.checkpoint, **s}))
     else:
