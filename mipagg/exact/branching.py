@@ -3,8 +3,8 @@
 
 * :class:`MostFractional`: the pair whose weight z_ij = Σ_{C∋i,j} x_C is
   closest to ½ (Ryan & Foster 1981; Barnhart et al. 1998).
-* :class:`StrongBranching`: among the ``candidates`` most fractional pairs,
-  the one whose two children raise the restricted master's LP value most,
+* :class:`StrongBranching`: among ``candidates`` pairs, the one whose two
+  children raise the restricted master's LP value most,
   scored by the product rule max(Δ₋, ε)·max(Δ₊, ε) (Achterberg, Koch &
   Martin 2005), each gain capped at the node's gap.  A child is evaluated by
   re-solving the restricted master with the child's forbidden columns fixed
@@ -12,7 +12,14 @@
   cheap phase of the multi-phase strong branching of Pecin, Pessoa, Poggi de
   Aragão & Uchoa 2017).  The estimate
   only chooses the pair; it bounds nothing (without pricing a child's LP
-  value is an upper estimate), so every bound stays certified.
+  value is an upper estimate), so every bound stays certified.  Half the
+  candidates are the most fractional pairs, the other half those of largest
+  ‖x_i − x_j‖²·min(z_ij, 1 − z_ij) (:func:`candidate_pairs`): a master
+  often has hundreds of pairs at z = ½, and the index order among them
+  never reaches the far-apart records of a half-integral odd cycle of
+  outlier clusters, where one branch can close almost the whole gap
+  (Tarragona k = 3: gains of 0.87 and 0.92 SSE units against 0.002–0.04 for
+  the first eight pairs at z = ½, docs/bench/casc_gap.md §21).
 
 Both are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
@@ -31,17 +38,38 @@ import numpy as np
 from ..errors import ParameterError
 from .rules import RyanFoster, branching_rule, pair_branch, pair_weights
 
-__all__ = ["MostFractional", "StrongBranching", "fractional_pairs", "make_branching"]
+__all__ = ["MostFractional", "StrongBranching", "candidate_pairs", "fractional_pairs",
+           "make_branching"]
 
 
 def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
     """(m, 2) pairs i < j with 0 < z_ij < 1, most fractional first (ties by
     the smaller (i, j))."""
+    return _fractional(columns, x, n, eps)[0]
+
+
+def _fractional(columns, x, n, eps):
+    """:func:`fractional_pairs` and their z_ij."""
     Z = pair_weights(columns, x, n)
     frac = (Z.data > eps) & (Z.data < 1 - eps)
     rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
     order = np.lexsort((cols, rows, np.abs(vals - 0.5)))
-    return np.stack([rows[order], cols[order]], axis=1).astype(np.int64)
+    return np.stack([rows[order], cols[order]], axis=1).astype(np.int64), vals[order]
+
+
+def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6) -> np.ndarray:
+    """Up to ``count`` fractional pairs (0 < z_ij < 1): the ⌈count/2⌉ most
+    fractional (:func:`fractional_pairs`), then those of largest
+    D_ij·min(z_ij, 1 − z_ij) not already listed (ties by the smaller (i, j));
+    ``D`` the squared distances."""
+    P, z = _fractional(columns, x, n, eps)
+    if P.shape[0] <= count:
+        return P
+    first = P[:(count + 1) // 2]
+    weight = np.asarray(D[P[:, 0], P[:, 1]]).ravel() * np.minimum(z, 1.0 - z)
+    order = np.lexsort((P[:, 1], P[:, 0], -weight))
+    rest = [p for p in order if p >= first.shape[0]][:count - first.shape[0]]
+    return np.concatenate([first, P[rest]])
 
 
 class _SelectsPair:
@@ -76,7 +104,8 @@ class StrongBranching(_SelectsPair):
         self.evaluations, self.seconds = 0, 0.0
 
     def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
-        P = fractional_pairs(master.columns[:solution.x.size], solution.x, n)
+        P = candidate_pairs(master.columns[:solution.x.size], solution.x, n, master.D,
+                            self.candidates)
         if P.shape[0] <= 1:
             return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
         t0 = time.perf_counter()
@@ -88,7 +117,7 @@ class StrongBranching(_SelectsPair):
         self.last_gains = []          # (i, j, together gain, apart gain) of this call
         best, best_score = (int(P[0, 0]), int(P[0, 1])), -np.inf
         try:
-            for i, j in P[:self.candidates]:
+            for i, j in P:
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
                 ci, cj = set(master.columns_of(i)), set(master.columns_of(j))
