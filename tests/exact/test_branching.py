@@ -106,6 +106,30 @@ def test_most_fractional_equals_branching_pair_and_strong_restores_the_master():
     assert m.solve().value == pytest.approx(sol.value)
 
 
+def test_strong_candidates_reach_far_apart_pairs_at_one_half():
+    """Half the strong-branching candidates are the most fractional pairs, the
+    rest those of largest D_ij·min(z, 1 − z): with six close pairs at z = ½
+    listed first by index, two candidates still reach a far-apart pair at ½
+    (the odd cycle of outliers of Tarragona k = 3); every candidate is
+    fractional and listed once."""
+    from mipagg.exact.branching import candidate_pairs, fractional_pairs
+
+    # records 0..5 close together, 6..8 far apart; every cluster of two at ½
+    X = np.array([[0.0], [0.1], [0.2], [0.3], [0.4], [0.5], [10.0], [20.0], [30.0]])
+    cols = [np.array(c) for c in ([0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3],
+                                  [6, 7], [7, 8], [8, 6])]
+    x = np.full(len(cols), 0.5)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    every = fractional_pairs(cols, x, 9)
+    assert every[:2].tolist() == [[0, 1], [0, 2]]           # index order among the ties
+    two = candidate_pairs(cols, x, 9, D, 2)
+    assert two.tolist() == [[0, 1], [6, 8]]                 # the farthest pair at ½
+    four = candidate_pairs(cols, x, 9, D, 4)
+    assert four[:2].tolist() == every[:2].tolist()
+    assert four[2:].tolist() == [[6, 8], [6, 7]]             # ties by the smaller pair
+    assert candidate_pairs(cols, x, 9, D, 50).tolist() == every.tolist()
+
+
 @pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", 3])
 def test_bad_branching_is_refused(bad):
     with pytest.raises(ParameterError):
