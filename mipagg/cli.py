@@ -28,7 +28,8 @@ METHOD_OPTIONS = {
     "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "
-                    "(strong branching on N candidate pairs, default 8)"),
+                    "(strong branching on N candidate pairs, default 8)|strong_fractional[:N] "
+                    "(the same on the most fractional pairs only)"),
     "--cut-families": ("cut_families", lambda s: [c.strip() for c in s.split(",") if c.strip()],
                        "bp: cut families separated at the root, comma-separated: subset_row "
                        "(the default), rank1 (rank-1 cuts on four and five rows)"),

@@ -38,8 +38,8 @@ import numpy as np
 from ..errors import ParameterError
 from .rules import RyanFoster, branching_rule, pair_branch, pair_weights
 
-__all__ = ["MostFractional", "StrongBranching", "candidate_pairs", "fractional_pairs",
-           "make_branching"]
+__all__ = ["MostFractional", "StrongBranching", "StrongFractional", "candidate_pairs",
+           "fractional_pairs", "make_branching"]
 
 
 def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
@@ -57,14 +57,16 @@ def _fractional(columns, x, n, eps):
     return np.stack([rows[order], cols[order]], axis=1).astype(np.int64), vals[order]
 
 
-def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6) -> np.ndarray:
+def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6,
+                    far: bool = True) -> np.ndarray:
     """Up to ``count`` fractional pairs (0 < z_ij < 1): the ⌈count/2⌉ most
     fractional (:func:`fractional_pairs`), then those of largest
     D_ij·min(z_ij, 1 − z_ij) not already listed (ties by the smaller (i, j));
-    ``D`` the squared distances."""
+    ``D`` the squared distances.  ``far=False``: the ``count`` most fractional
+    (the candidates before 2026-11-28, kept for comparisons)."""
     P, z = _fractional(columns, x, n, eps)
-    if P.shape[0] <= count:
-        return P
+    if P.shape[0] <= count or not far:
+        return P[:count]
     first = P[:(count + 1) // 2]
     weight = np.asarray(D[P[:, 0], P[:, 1]]).ravel() * np.minimum(z, 1.0 - z)
     order = np.lexsort((P[:, 1], P[:, 0], -weight))
@@ -91,21 +93,22 @@ class MostFractional(RyanFoster):
 
 class StrongBranching(_SelectsPair):
     """Strong branching on the restricted master (module docstring):
-    ``candidates`` pairs, 2 LP re-solves each.  ``evaluations`` counts the
-    LP re-solves, ``seconds`` their time."""
+    ``candidates`` pairs (:func:`candidate_pairs`, ``far``), 2 LP re-solves
+    each.  ``evaluations`` counts the LP re-solves, ``seconds`` their time."""
 
     name = "strong"
 
-    def __init__(self, candidates: int = 8, eps: float = 1e-6, max_iterations: int = 500):
+    def __init__(self, candidates: int = 8, eps: float = 1e-6, max_iterations: int = 500,
+                 far: bool = True):
         if int(candidates) != candidates or candidates < 1:
             raise ParameterError(f"strong branching candidates must be >= 1, got {candidates!r}")
-        self.candidates, self.eps = int(candidates), eps
+        self.candidates, self.eps, self.far = int(candidates), eps, bool(far)
         self.max_iterations = int(max_iterations)
         self.evaluations, self.seconds = 0, 0.0
 
     def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
         P = candidate_pairs(master.columns[:solution.x.size], solution.x, n, master.D,
-                            self.candidates)
+                            self.candidates, far=self.far)
         if P.shape[0] <= 1:
             return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
         t0 = time.perf_counter()
@@ -140,6 +143,16 @@ class StrongBranching(_SelectsPair):
             master.set_allowed(None if allowed is None else base)
             self.seconds += time.perf_counter() - t0
         return best
+
+
+class StrongFractional(StrongBranching):
+    """Strong branching on the ``candidates`` most fractional pairs only (rule
+    "strong_fractional"; "strong" before 2026-11-28, kept for comparisons)."""
+
+    name = "strong_fractional"
+
+    def __init__(self, candidates: int = 8):
+        super().__init__(candidates, far=False)
 
 
 def make_branching(rule):

@@ -37,6 +37,7 @@ __all__ = ["BranchingRule", "NodeSelection", "CutFamily", "Node", "Branch",
 BRANCHING_RULES = {
     "ryan_foster": "mipagg.exact.rules:RyanFoster",
     "strong": "mipagg.exact.branching:StrongBranching",
+    "strong_fractional": "mipagg.exact.branching:StrongFractional",
 }
 BRANCHING_ALIASES = {"fractional": "ryan_foster"}     # the command line's name of the default
 NODE_SELECTIONS = {

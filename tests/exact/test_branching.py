@@ -128,6 +128,9 @@ def test_strong_candidates_reach_far_apart_pairs_at_one_half():
     assert four[:2].tolist() == every[:2].tolist()
     assert four[2:].tolist() == [[6, 8], [6, 7]]             # ties by the smaller pair
     assert candidate_pairs(cols, x, 9, D, 50).tolist() == every.tolist()
+    assert candidate_pairs(cols, x, 9, D, 4, far=False).tolist() == every[:4].tolist()
+    old = make_branching("strong_fractional:4")
+    assert isinstance(old, StrongBranching) and (old.candidates, old.far) == (4, False)
 
 
 @pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", 3])
