@@ -126,7 +126,8 @@ def _gap_by_group(ckpt, X, labels_path: str | None, top: int) -> dict | None:
             raise LabelsError(f"{labels_path}: {len(labels)} labels for {X.shape[0]} records")
     k = int(ckpt.meta["k"])
     if not Partition(labels, X).is_feasible(k):
-        raise LabelsError(f"{labels_path}: a group has fewer than k = {k} records")
+        raise LabelsError(f"{labels_path or 'the incumbent'}: a group has fewer than "
+                          f"k = {k} records")
     shares = gap_shares(X, labels, stop.duals, ckpt.cuts if stop.cut_duals is not None else (),
                         stop.cut_duals)
     return {"partition": labels_path or "incumbent", "sse": shares.sse,

@@ -23,7 +23,8 @@
 
 Both are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
-"ryan_foster", the default, and "strong"); ``choose`` reads the tree's
+"ryan_foster", the default, "strong" and "strong_fractional", strong
+branching on the most fractional pairs only); ``choose`` reads the tree's
 master, the node's allowed-column mask, the incumbent and the deadline and
 calls ``select(master, solution, n, allowed, ub, deadline)``, which returns
 a pair (i, j), i < j, or None when every z_ij is 0 or 1.
