@@ -71,7 +71,7 @@ def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6,
     first = P[:(count + 1) // 2]
     weight = np.asarray(D[P[:, 0], P[:, 1]]).ravel() * np.minimum(z, 1.0 - z)
     order = np.lexsort((P[:, 1], P[:, 0], -weight))
-    rest = [p for p in order if p >= first.shape[0]][:count - first.shape[0]]
+    rest = order[order >= first.shape[0]][:count - first.shape[0]]
     return np.concatenate([first, P[rest]])
 
 

@@ -84,6 +84,7 @@ def gap_shares(X: np.ndarray, labels, duals, cuts=(), cut_duals=None) -> GapShar
     >>> s.reduced_costs.tolist(), s.gap
     ([0.0, 0.25], 0.25)
     """
+    from ..partition import group_sse
     from .cuts import cut_matrix
 
     X = np.asarray(X, dtype=float)
@@ -98,8 +99,9 @@ def gap_shares(X: np.ndarray, labels, duals, cuts=(), cut_duals=None) -> GapShar
     if sigma.shape != (len(cuts),):
         raise DataError(f"{len(cuts)} cuts but {sigma.size} cut duals")
     groups, inverse = np.unique(labels, return_inverse=True)
-    members = [np.flatnonzero(inverse == j) for j in range(groups.size)]
-    sse = np.array([((X[m] - X[m].mean(axis=0)) ** 2).sum() for m in members])
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(inverse))[:-1])
+    sse = np.array([group_sse(X, m) for m in members])
     rc = sse - np.bincount(inverse, weights=pi, minlength=groups.size)
     slack = 0.0
     if cuts:
