@@ -21,6 +21,8 @@ k = 3).  Configurations, each with one pricing thread:
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``bp-nofix``, ``bp-tree-nofix``  without reduced-cost fixing (issue 22);
 * ``bp-strong``, ``bp-tree-strong`` strong branching instead of the most fractional pair;
+* ``bp-index``, ``bp-tree-index`` ties among the most fractional pairs by index (rule
+  "fractional_index", the default before 2026-11-28) instead of by distance;
 * ``cg+close``    column generation to the LP bound, then gap closing.
 
 Printed per run: proven (status optimal), seconds, nodes, root LP bound, root
@@ -75,6 +77,12 @@ CONFIGS = {
                                                         cuts=False, close_gap=False, mip_time=0,
                                                         node_close_max_columns=0,
                                                         branching="strong"),
+    "bp-tree-index": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                       cuts=False, close_gap=False, mip_time=0,
+                                                       node_close_max_columns=0,
+                                                       branching="fractional_index"),
+    "bp-index": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
+                                                  branching="fractional_index"),
     "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
                                                    close_gap=True),
 }

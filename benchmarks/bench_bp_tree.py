@@ -9,7 +9,10 @@ Instances: :func:`mipagg.generators.lognormal` (p = 11 columns, the shape of
 the issue's 4 092 × 11 business file), k = 3.  Configurations (every other
 option at its default, one pricing thread):
 
-* ``fractional``        most-fractional Ryan–Foster pair, reduced-cost fixing on;
+* ``fractional``        most-fractional Ryan–Foster pair (ties by the largest squared
+  distance), reduced-cost fixing on;
+* ``fractional_index``  the same, ties among equally fractional pairs by the smallest
+  indices (rule "fractional_index", the default before 2026-11-28);
 * ``fractional-nofix``  the same without reduced-cost fixing;
 * ``strong``            strong branching on the restricted master (8 candidates), fixing on;
 * ``strong-nofix``      strong branching without fixing;
@@ -57,7 +60,7 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 
 def config(name: str) -> dict:
     rule, *flags = name.split("-")
-    if rule not in ("fractional", "strong") or \
+    if rule not in ("fractional", "fractional_index", "strong") or \
             not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx"}:
         raise SystemExit(f"unknown configuration {name!r}")
     kw = dict(branching=rule, fixing="nofix" not in flags)

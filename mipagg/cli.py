@@ -27,7 +27,8 @@ METHOD_OPTIONS = {
                   "is the one proved"),
     "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
-    "--branching": ("branching", str, "bp branching rule: fractional|strong|strong:N "
+    "--branching": ("branching", str, "bp branching rule: fractional (most fractional pair, "
+                    "ties by distance)|fractional_index (ties by index)|strong|strong:N "
                     "(strong branching on N candidate pairs, default 8)|strong_fractional[:N] "
                     "(the same on the most fractional pairs only)"),
     "--cut-families": ("cut_families", lambda s: [c.strip() for c in s.split(",") if c.strip()],

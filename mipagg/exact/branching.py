@@ -2,7 +2,8 @@
 (i, j) a node branches on (children: i and j together / apart).
 
 * :class:`MostFractional`: the pair whose weight z_ij = Σ_{C∋i,j} x_C is
-  closest to ½ (Ryan & Foster 1981; Barnhart et al. 1998).
+  closest to ½ (Ryan & Foster 1981; Barnhart et al. 1998), ties by the
+  largest squared distance (:func:`~mipagg.exact.rules.fractional_order`).
 * :class:`StrongBranching`: among ``candidates`` pairs, the one whose two
   children raise the restricted master's LP value most,
   scored by the product rule max(Δ₋, ε)·max(Δ₊, ε) (Achterberg, Koch &
@@ -24,7 +25,8 @@
 Both are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
 "ryan_foster", the default, "strong" and "strong_fractional", strong
-branching on the most fractional pairs only); ``choose`` reads the tree's
+branching on the most fractional pairs only; "fractional_index" is the
+default's index tie-break of before 2026-11-28); ``choose`` reads the tree's
 master, the node's allowed-column mask, the incumbent and the deadline and
 calls ``select(master, solution, n, allowed, ub, deadline)``, which returns
 a pair (i, j), i < j, or None when every z_ij is 0 or 1.
@@ -37,7 +39,7 @@ import time
 import numpy as np
 
 from ..errors import ParameterError
-from .rules import RyanFoster, branching_rule, pair_branch, pair_weights
+from .rules import RyanFoster, branching_pair, branching_rule, fractional_order, pair_branch
 
 __all__ = ["MostFractional", "StrongBranching", "StrongFractional", "candidate_pairs",
            "fractional_pairs", "make_branching"]
@@ -46,16 +48,7 @@ __all__ = ["MostFractional", "StrongBranching", "StrongFractional", "candidate_p
 def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
     """(m, 2) pairs i < j with 0 < z_ij < 1, most fractional first (ties by
     the smaller (i, j))."""
-    return _fractional(columns, x, n, eps)[0]
-
-
-def _fractional(columns, x, n, eps):
-    """:func:`fractional_pairs` and their z_ij."""
-    Z = pair_weights(columns, x, n)
-    frac = (Z.data > eps) & (Z.data < 1 - eps)
-    rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
-    order = np.lexsort((cols, rows, np.abs(vals - 0.5)))
-    return np.stack([rows[order], cols[order]], axis=1).astype(np.int64), vals[order]
+    return fractional_order(columns, x, n, eps)[0]
 
 
 def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6,
@@ -65,7 +58,7 @@ def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6,
     D_ij·min(z_ij, 1 − z_ij) not already listed (ties by the smaller (i, j));
     ``D`` the squared distances.  ``far=False``: the ``count`` most fractional
     (the candidates before 2026-11-28, kept for comparisons)."""
-    P, z = _fractional(columns, x, n, eps)
+    P, z = fractional_order(columns, x, n, eps)
     if P.shape[0] <= count or not far:
         return P[:count]
     first = P[:(count + 1) // 2]
@@ -84,12 +77,11 @@ class _SelectsPair:
 
 
 class MostFractional(RyanFoster):
-    """The pair whose z_ij is closest to ½ (the rule "ryan_foster" with a
-    ``select``)."""
+    """The pair whose z_ij is closest to ½, ties by the largest D_ij (the rule
+    "ryan_foster" with a ``select``)."""
 
     def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
-        P = fractional_pairs(master.columns[:solution.x.size], solution.x, n)
-        return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
+        return branching_pair(master.columns[:solution.x.size], solution.x, n, D=master.D)
 
 
 class StrongBranching(_SelectsPair):

@@ -31,11 +31,12 @@ from ..errors import ParameterError
 
 __all__ = ["BranchingRule", "NodeSelection", "CutFamily", "Node", "Branch",
            "BRANCHING_RULES", "NODE_SELECTIONS", "CUT_FAMILIES", "load",
-           "RyanFoster", "BestBound", "SubsetRowCuts", "pair_weights", "branching_pair",
-           "pair_branch", "branching_rule", "BRANCHING_ALIASES"]
+           "RyanFoster", "RyanFosterIndex", "BestBound", "SubsetRowCuts", "pair_weights",
+           "branching_pair", "fractional_order", "pair_branch", "branching_rule", "BRANCHING_ALIASES"]
 
 BRANCHING_RULES = {
     "ryan_foster": "mipagg.exact.rules:RyanFoster",
+    "fractional_index": "mipagg.exact.rules:RyanFosterIndex",
     "strong": "mipagg.exact.branching:StrongBranching",
     "strong_fractional": "mipagg.exact.branching:StrongFractional",
 }
@@ -144,16 +145,32 @@ def pair_weights(columns, x, n: int, eps: float = 1e-9):
     return triu(Z, k=1).tocoo()
 
 
-def branching_pair(columns, x, n: int, eps: float = 1e-6):
-    """The Ryan–Foster pair (i, j), i < j, whose weight z_ij is closest to ½,
-    ties broken by the smaller (i, j); ``None`` when every z_ij is 0 or 1."""
+def fractional_order(columns, x, n: int, eps: float = 1e-6, D=None, digits: int = 6):
+    """The fractional pairs i < j (0 < z_ij < 1) as an (m, 2) array and their
+    z_ij, most fractional first, ties broken by the smaller (i, j).  With
+    ``D`` (squared distances), |z_ij − ½| is compared to ``digits`` decimals
+    and its ties go to the largest D_ij first: a master often has hundreds of
+    pairs at z = ½, and the index order among them picks the dense core's
+    pairs before the far-apart records of an odd cycle of outlier clusters
+    (docs/bench/casc_gap.md §21)."""
     Z = pair_weights(columns, x, n)
     frac = (Z.data > eps) & (Z.data < 1 - eps)
-    if not frac.any():
-        return None
     rows, cols, vals = Z.row[frac], Z.col[frac], Z.data[frac]
-    order = np.lexsort((cols, rows, np.abs(vals - 0.5)))
-    return int(rows[order[0]]), int(cols[order[0]])
+    dist = np.abs(vals - 0.5)
+    if D is None:
+        order = np.lexsort((cols, rows, dist))
+    else:
+        far = np.asarray(D[rows, cols]).ravel()
+        order = np.lexsort((cols, rows, -far, np.round(dist, digits)))
+    return np.stack([rows[order], cols[order]], axis=1).astype(np.int64), vals[order]
+
+
+def branching_pair(columns, x, n: int, eps: float = 1e-6, D=None):
+    """The Ryan–Foster pair (i, j), i < j, whose weight z_ij is closest to ½,
+    ties broken by the smaller (i, j) (with ``D``: by the largest D_ij,
+    :func:`fractional_order`); ``None`` when every z_ij is 0 or 1."""
+    P = fractional_order(columns, x, n, eps, D)[0]
+    return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
 
 
 def pair_branch(node: Node, pair) -> Branch | None:
@@ -167,14 +184,33 @@ def pair_branch(node: Node, pair) -> Branch | None:
 
 class RyanFoster:
     """Ryan–Foster branching (Ryan & Foster 1981; Barnhart et al. 1998) on the
-    most fractional pair weight z_ij (:func:`branching_pair`): one child keeps
-    i and j together, the other apart."""
+    most fractional pair weight z_ij (:func:`branching_pair`), ties among
+    equally fractional pairs by the largest squared distance D_ij
+    (:func:`fractional_order`): one child keeps i and j together, the other
+    apart.  On lognormal files of 100–150 records the distance tie-break
+    proves trees the index tie-break leaves open after 10 000 nodes
+    (docs/bench/bp_tree.md §7)."""
 
     name = "fractional"
 
     def choose(self, tree, node: Node, solution) -> Branch | None:
         return pair_branch(node, branching_pair(tree.master.columns[:solution.x.size],
-                                                solution.x, tree.n))
+                                                solution.x, tree.n, D=self.distances(tree)))
+
+    def distances(self, tree):
+        """The tie-break's squared distances (None: ties by index)."""
+        return tree.master.D
+
+
+class RyanFosterIndex(RyanFoster):
+    """Ryan–Foster branching on the most fractional pair, ties by the smaller
+    (i, j) (rule "fractional_index"; the default "fractional" before
+    2026-11-28, kept for comparisons)."""
+
+    name = "fractional_index"
+
+    def distances(self, tree):
+        return None
 
 
 class BestBound:

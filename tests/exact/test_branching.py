@@ -32,7 +32,8 @@ COMPANIES = Path(__file__).resolve().parents[2] / "instances" / "companies.csv"
 
 
 @settings(max_examples=30, deadline=None)
-@given(tiny_instances(min_n=5), st.sampled_from(["strong", "strong:2", "fractional"]),
+@given(tiny_instances(min_n=5), st.sampled_from(["strong", "strong:2", "fractional",
+                                                     "fractional_index"]),
        st.booleans())
 def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     X, k = inst
@@ -42,7 +43,7 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     assert r.lower_bound == pytest.approx(opt, abs=1e-7)
     assert r.branching == rule.split(":")[0]
     assert r.tree_estimate == r.nodes and r.tree_seconds_left is None
-    if rule == "fractional":
+    if rule.startswith("fractional"):
         assert r.strong_evaluations == 0
 
 
@@ -94,7 +95,7 @@ def _fractional_master():
 def test_most_fractional_equals_branching_pair_and_strong_restores_the_master():
     m, sol = _fractional_master()
     cols = m.columns[:sol.x.size]
-    assert MostFractional().select(m, sol, 6) == branching_pair(cols, sol.x, 6)
+    assert MostFractional().select(m, sol, 6) == branching_pair(cols, sol.x, 6, D=m.D)
     allowed = np.ones(len(m.columns), dtype=bool)
     allowed[0] = False
     m.set_allowed(allowed)
@@ -131,6 +132,31 @@ def test_strong_candidates_reach_far_apart_pairs_at_one_half():
     assert candidate_pairs(cols, x, 9, D, 4, far=False).tolist() == every[:4].tolist()
     old = make_branching("strong_fractional:4")
     assert isinstance(old, StrongBranching) and (old.candidates, old.far) == (4, False)
+
+
+def test_fractional_breaks_ties_at_one_half_by_distance():
+    """Rule "fractional" (the default): the most fractional pair, ties (to 6
+    decimals, so LP noise around ½ is a tie) by the largest D_ij, then the
+    smaller pair; a pair nearer to ½ still wins over a farther one.  Rule
+    "fractional_index" keeps the index order."""
+    from mipagg.exact.rules import RyanFoster, RyanFosterIndex, branching_rule, fractional_order
+
+    X = np.array([[0.0], [0.1], [0.2], [0.3], [0.4], [0.5], [10.0], [20.0], [30.0]])
+    cols = [np.array(c) for c in ([0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3],
+                                  [6, 7], [7, 8], [8, 6])]
+    D = squared_distances(X)
+    x = np.full(len(cols), 0.5)
+    x[0] += 1e-9                                        # LP noise on the close pair (0, 1)
+    assert branching_pair(cols, x, 9) == (0, 2)         # index order (noise breaks (0, 1))
+    assert branching_pair(cols, x, 9, D=D) == (6, 8)    # D = 400, the largest at ½
+    P, z = fractional_order(cols, x, 9, D=D)
+    assert P[:3].tolist() == [[6, 8], [6, 7], [7, 8]]   # D 400, then the two at 100 by index
+    assert np.all(np.abs(z - 0.5) < 1e-6)
+    x[8] = x[2] = 0.45                                  # (6, 8) and (0, 2) leave ½
+    assert branching_pair(cols, x, 9, D=D)[0] == 6 and branching_pair(cols, x, 9, D=D) != (6, 8)
+    assert type(branching_rule("fractional")) is RyanFoster
+    assert isinstance(branching_rule("fractional_index"), RyanFosterIndex)
+    assert branching_pair(cols, np.zeros(len(cols)), 9, D=D) is None
 
 
 @pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", 3])
