@@ -4,7 +4,7 @@ at k = 5: proven within 15 minutes, serial and with --workers 2").
     .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
         [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
         [--neighbourhood on,off,120] [--node-partial 0,2000] [--close-gap-time S]
-        [--heuristic S] [--quick]
+        [--heuristic S] [--branching fractional,fractional_index] [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -21,7 +21,8 @@ bp's ``node_close_partial`` (partial gap closing at tree nodes over at most
 that many clusters; 0: off), same-run A/B; the column "partial" gives the
 value, "np/inc" the partial node closings and the node closings that
 improved the incumbent.  ``--close-gap-time S``: bp's ``close_gap_time``
-(the root gap closing's own limit).  ``--heuristic S``: after each bp run, a
+(the root gap closing's own limit).  ``--branching A,B``: one run per
+branching rule (same-run A/B; default: bp's default rule).  ``--heuristic S``: after each bp run, a
 line with its root LP bound and bound after cuts, and the heuristics alone on
 the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
 search from its partition for S seconds (seed 0), with their excess over bp's
@@ -61,6 +62,8 @@ def main(argv=None) -> int:
                     help="comma-separated node_close_partial values (0: off)")
     ap.add_argument("--close-gap-time", type=float, default=None)
     ap.add_argument("--heuristic", type=float, default=None, metavar="S")
+    ap.add_argument("--branching", default="",
+                    help="comma-separated branching rules, one run each (default: bp's)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -68,17 +71,20 @@ def main(argv=None) -> int:
     census = read_csv(DATA / "census.csv")
     print(f"machine: {machine()}")
     print(f"command: python benchmarks/bench_bp_blocks.py {' '.join(sys.argv[1:])}\n")
-    print("| block | k | workers | nbh | partial | status | closed by | bound | SSE | gap % | nodes "
-          "| open | np/inc | nbh s | wall s | CPU s | load |")
-    print("|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("| block | k | workers | branching | nbh | partial | status | closed by | bound | SSE "
+          "| gap % | nodes | open | np/inc | nbh s | wall s | CPU s | load |")
+    print("|---|---:|---:|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     for start in map(int, args.starts.split(",")):
         rows = list(range(start, min(start + args.size, census.n)))
         inst = census.subset(rows, name=f"census-{start}-{rows[-1]}")
-        runs = [(w, nbh, part) for w in map(int, args.workers.split(","))
+        runs = [(w, br, nbh, part) for w in map(int, args.workers.split(","))
+                for br in args.branching.split(",")
                 for nbh in args.neighbourhood.split(",")
                 for part in map(int, args.node_partial.split(","))]
-        for workers, nbh, part in runs:
+        for workers, branching, nbh, part in runs:
             extra = {} if workers == 1 else {"workers": workers}
+            if branching:
+                extra["branching"] = branching
             if part:
                 extra["node_close_partial"] = part
             if args.reclose_root:
@@ -92,7 +98,8 @@ def main(argv=None) -> int:
             t0, c0 = time.perf_counter(), time.process_time()
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
-            print(f"| {inst.name} | {args.k} | {workers} | {nbh} | {part} | {r.status} | "
+            print(f"| {inst.name} | {args.k} | {workers} | {r.branching} | {nbh} | {part} | "
+                  f"{r.status} | "
                   f"{r.closed_by} | {r.lower_bound:.4f} | {r.sse:.4f} | {r.gap:.3f} | "
                   f"{r.nodes} | {r.open_nodes} | {r.node_partial_closings}/"
                   f"{r.node_closing_incumbents} | {r.seconds['neighbourhood']:.0f} | {dt:.0f} | "
