@@ -64,6 +64,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import platform
 import shlex
@@ -789,6 +790,16 @@ def _f(x, digits=4):
     return "–" if x is None else f"{x:.{digits}f}"
 
 
+def _gap(g):
+    """A gap in % with two significant decimals below 0.1 (0.0030, 0.050),
+    so that an open gap never prints as 0.00; 0 for a closed one."""
+    if g is None:
+        return "–"
+    if g <= 1e-6:
+        return "0"
+    return f"{g:.2f}" if g >= 0.1 else f"{g:.{1 - math.floor(math.log10(g))}f}"
+
+
 def _kind(kind, runs):
     return {"single": "single run", "best": f"best of {runs}", "mean": f"mean of {runs}",
             "worst": f"worst of {runs}"}[kind]
@@ -831,7 +842,7 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
         primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
         lines.append(
             f"| {NAMES[r['data']]} | {r['k']} | {pub} | {r['il']:.4f} ({r['method']}) | "
-            f"{_f(r.get('bound_il'))} | {_f(r.get('gap'), 2)} | "
+            f"{_f(r.get('bound_il'))} | {_gap(r.get('gap'))} | "
             f"{'yes' if r['beats_published'] else 'no'} | {primal_s} | {bound_s} | {status} |")
     done = [r for r in rows if "il" in r]
     lines += ["", "Times are wall-clock seconds of the run that found the partition (primal "

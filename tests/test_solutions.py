@@ -284,6 +284,18 @@ def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_parti
     assert casc.lineage([loop], loop) == [loop]
 
 
+def test_casc_table_never_prints_an_open_gap_as_zero():
+    """casc.md's gap column: 0 only for a closed gap, two significant decimals
+    below 0.1 % (Tarragona k = 5 at 0.0030 % printed as 0.00 before)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
+    casc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(casc)
+    assert [casc._gap(g) for g in (0.0, 1e-9, 0.0030327, 0.0496, 0.09, 0.109, 2.25, None)] == \
+        ["0", "0", "0.0030", "0.050", "0.090", "0.11", "2.25", "–"]
+
+
 CHECKPOINTS = sorted((RESULTS / "trees").glob("*.npz")) if (RESULTS / "trees").is_dir() else []
 
 
