@@ -22,9 +22,9 @@ that many clusters; 0: off), same-run A/B; the column "partial" gives the
 value, "np/inc" the partial node closings and the node closings that
 improved the incumbent.  ``--close-gap-time S``: bp's ``close_gap_time``
 (the root gap closing's own limit).  ``--branching A,B``: one run per
-branching rule (same-run A/B; default: bp's default rule).  ``--heuristic S``: after each bp run, a
-line with its root LP bound and bound after cuts, and the heuristics alone on
-the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
+branching rule (same-run A/B; default: bp's default rule).
+``--heuristic S``: after each bp run, a line with its root LP bound and
+bound after cuts, and the heuristics alone on the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
 search from its partition for S seconds (seed 0), with their excess over bp's
 best SSE (is the gap of a cell the relaxation's or the primal side's?).  ``--quick``:
 one 100-record block, 60 s.

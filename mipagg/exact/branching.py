@@ -39,7 +39,7 @@ import time
 import numpy as np
 
 from ..errors import ParameterError
-from .rules import RyanFoster, branching_pair, branching_rule, fractional_order, pair_branch
+from .rules import RyanFoster, branching_rule, fractional_order, pair_branch
 
 __all__ = ["MostFractional", "StrongBranching", "StrongFractional", "candidate_pairs",
            "fractional_pairs", "make_branching"]
@@ -76,12 +76,7 @@ class _SelectsPair:
                                              tree.rounder.best_sse, tree.stop.deadline))
 
 
-class MostFractional(RyanFoster):
-    """The pair whose z_ij is closest to ½, ties by the largest D_ij (the rule
-    "ryan_foster" with a ``select``)."""
-
-    def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
-        return branching_pair(master.columns[:solution.x.size], solution.x, n, D=master.D)
+MostFractional = RyanFoster     # the default rule, which has a ``select`` of its own
 
 
 class StrongBranching(_SelectsPair):

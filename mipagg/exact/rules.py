@@ -32,7 +32,8 @@ from ..errors import ParameterError
 __all__ = ["BranchingRule", "NodeSelection", "CutFamily", "Node", "Branch",
            "BRANCHING_RULES", "NODE_SELECTIONS", "CUT_FAMILIES", "load",
            "RyanFoster", "RyanFosterIndex", "BestBound", "SubsetRowCuts", "pair_weights",
-           "branching_pair", "fractional_order", "pair_branch", "branching_rule", "BRANCHING_ALIASES"]
+           "branching_pair", "fractional_order", "pair_branch", "branching_rule",
+           "BRANCHING_ALIASES"]
 
 BRANCHING_RULES = {
     "ryan_foster": "mipagg.exact.rules:RyanFoster",
@@ -194,12 +195,17 @@ class RyanFoster:
     name = "fractional"
 
     def choose(self, tree, node: Node, solution) -> Branch | None:
-        return pair_branch(node, branching_pair(tree.master.columns[:solution.x.size],
-                                                solution.x, tree.n, D=self.distances(tree)))
+        return pair_branch(node, self.select(tree.master, solution, tree.n))
 
-    def distances(self, tree):
+    def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
+        """The pair (i, j) to branch on, None when the solution is integral
+        (the signature of strong branching's ``select``)."""
+        return branching_pair(master.columns[:solution.x.size], solution.x, n,
+                              D=self.distances(master))
+
+    def distances(self, master):
         """The tie-break's squared distances (None: ties by index)."""
-        return tree.master.D
+        return master.D
 
 
 class RyanFosterIndex(RyanFoster):
@@ -209,7 +215,7 @@ class RyanFosterIndex(RyanFoster):
 
     name = "fractional_index"
 
-    def distances(self, tree):
+    def distances(self, master):
         return None
 
 
