@@ -457,7 +457,8 @@ class BranchAndPrice(ColumnGeneration):
         for groups in seeds + [self.rounder.best.groups()]:
             self.master.add_columns(groups)
         self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
-                        "tree": 0.0, "node_close": 0.0, "fixing": 0.0, "neighbourhood": 0.0}
+                        "tree": 0.0, "node_close": 0.0, "fixing": 0.0, "neighbourhood": 0.0,
+                        "branching": 0.0}
 
     def polish(self, p: Partition) -> Partition:
         """Local search (:mod:`mipagg.improve`), then groups of 2k+ split."""
@@ -994,7 +995,9 @@ class BranchAndPrice(ColumnGeneration):
     def branch(self, node: Node, solution, bound: float) -> bool:
         """Push the children the branching rule makes of ``node``; False when
         it finds nothing to branch on."""
+        t0 = time.perf_counter()
         decision = self.branching.choose(self, node, solution)
+        self.seconds["branching"] += time.perf_counter() - t0
         if decision is None:
             return False
         self.branched = solution

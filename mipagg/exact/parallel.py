@@ -66,9 +66,10 @@ GRACE_SECONDS = 30.0    # past the deadline, tasks still out are given up (their
 POLL_SECONDS = 1.0      # the coordinator wakes at least this often
 HINTS = True            # send each node its parent's LP support columns
 
+_SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, added to the run's
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_fixed_pairs",
-           "node_cuts", "strong_evaluations")
+           "node_cuts", "strong_evaluations") + tuple(f"time_{k}" for k in _SECONDS)
 
 
 @dataclass
@@ -175,7 +176,8 @@ def _counts(tree) -> dict:
             "node_partial_closings": closer.partial, "node_closing_incumbents": closer.better,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_cuts": tree.node_cuts,
-            "strong_evaluations": getattr(tree.branching, "evaluations", 0)}
+            "strong_evaluations": getattr(tree.branching, "evaluations", 0),
+            **{f"time_{k}": tree.seconds[k] for k in _SECONDS}}
 
 
 def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
@@ -476,6 +478,8 @@ class _Coordinator:
         tree.node_cuts += c["node_cuts"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]
+        for k in _SECONDS:
+            tree.seconds[k] += c[f"time_{k}"]
         tree.max_depth = max(tree.max_depth, r.max_depth)
         tree.pruned_bound = min(tree.pruned_bound, r.pruned)
         if r.time_limit:

@@ -60,6 +60,8 @@ def test_two_workers_give_the_serial_optimum(tree24):
     assert two.nodes > 10 and two.open_nodes == 0 and two.max_depth >= 1
     assert two.seconds["workers"] > 0
     assert two.summary()["workers"] == 2
+    for r in (serial, two):          # the workers' branching time is the run's too
+        assert 0 < r.seconds["branching"] < r.seconds["total"]
 
 
 def test_node_gap_closing_and_fixing_in_the_workers(tree24):
@@ -68,6 +70,7 @@ def test_node_gap_closing_and_fixing_in_the_workers(tree24):
     _valid(r, X, 3)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
     assert r.node_closings >= r.nodes_enumerated >= 1     # counted in the workers
+    assert r.seconds["node_close"] > 0                     # and timed there
 
 
 def test_partial_node_closings_in_the_workers(tree24):

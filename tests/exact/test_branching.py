@@ -189,7 +189,7 @@ def test_json_records_the_proof(capsys):
     assert code == 0 and s["status"] == "optimal"
     for key in ("root_lp_bound", "root_cut_bound", "cuts", "nodes", "fixed_pairs",
                 "node_fixed_pairs", "gap_closed", "tree_estimate", "time_root", "time_cuts",
-                "time_tree", "time_fixing"):
+                "time_tree", "time_fixing", "time_branching"):
         assert key in s, key
     assert s["branching"] == "strong" and s["gap_closed"] in (None, 1.0)
     assert main(["run", str(COMPANIES), "-k", "3", "--method", "bp", "--branching",
