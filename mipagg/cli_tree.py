@@ -30,6 +30,11 @@ def _num(v, digits=4) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
 
+def _cut_off(s: dict) -> str:
+    n = s["cut_off_nodes"]
+    return f" ({n:,} more listed, cut off by the incumbent)" if n else ""
+
+
 def _tree_lines(s: dict) -> list[str]:
     """Bound, gap, progress and open nodes of a tree with open nodes."""
     est = ("none yet (no subtree finished)" if s["tree_estimate"] is None
@@ -41,7 +46,7 @@ def _tree_lines(s: dict) -> list[str]:
     b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
     out = [f"certified bound {_num(s['lower_bound'])} (least open bound), gap {s['gap']:.4f} %; "
            f"the tree has closed {closed} of the root gap",
-           f"open {s['open_nodes']:,} nodes; tree-size estimate {est}",
+           f"open {s['open_nodes']:,} nodes{_cut_off(s)}; tree-size estimate {est}",
            "open bounds: min {min:.4f}, 10 % {q10:.4f}, median {median:.4f}, 90 % {q90:.4f}, "
            "max {max:.4f}".format(**b),
            "open depths: min {min:.0f}, median {median:.0f}, max {max:.0f}".format(**d)]

@@ -236,15 +236,21 @@ def summary(ckpt: Checkpoint) -> dict:
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
     pairs, and the options of the run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
-    second) and the time the estimate leaves at that pace."""
+    second) and the time the estimate leaves at that pace.  Listed nodes whose
+    bound is not below the incumbent (queued before it fell) count as cut off
+    (``cut_off_nodes``), not open."""
     from .bounds import gap
     from .treestats import gap_closed, seconds_left, tree_estimate
 
     meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
-    lb = ckpt.lower_bound
     counts, bounds = meta["counts"], meta["bounds"]
-    nb = np.array([nd.bound for nd in ckpt.nodes], dtype=float)
-    depth = np.array([nd.depth for nd in ckpt.nodes], dtype=np.int64)
+    # nodes queued before the incumbent fell are cut off as a resume cuts them
+    # (BranchAndPrice.cutoff); the certificate keeps those below the incumbent
+    cutoff = ub - meta["settings"].get("gap_tol", 1e-6) * abs(ub)
+    live = [nd for nd in ckpt.nodes if nd.bound < cutoff]
+    nb = np.array([nd.bound for nd in live], dtype=float)
+    depth = np.array([nd.depth for nd in live], dtype=np.int64)
+    lb = None if not ckpt.nodes else min([nd.bound for nd in ckpt.nodes] + [ub])
     rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
     estimate = tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None
     pace = meta.get("pace")             # absent from checkpoints before 2026-11-28
@@ -260,7 +266,7 @@ def summary(ckpt: Checkpoint) -> dict:
         else None,
         "seconds_left": seconds_left(estimate, counts["nodes"], pace["nodes"], pace["seconds"])
         if pace else None,
-        "open_nodes": int(nb.size),
+        "open_nodes": int(nb.size), "cut_off_nodes": len(ckpt.nodes) - int(nb.size),
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "columns": len(ckpt.columns), "cuts": len(rows),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},

@@ -273,6 +273,29 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_the_summary_counts_nodes_above_the_incumbent_as_cut_off(tree24, tmp_path):
+    """A checkpoint may list nodes queued before the incumbent fell below their
+    bound: they are neither open nor in the estimate, and the bound ignores them."""
+    from mipagg.exact.rules import Node
+
+    X, _ = tree24
+    path = tmp_path / "t.npz"
+    branch_and_price(X, 3, node_limit=20, checkpoint=path, **TREE_ONLY)
+    ck = checkpoint.load(path)
+    before = checkpoint.summary(ck)
+    ub = ck.meta["incumbent_sse"]
+    ck.nodes = list(ck.nodes) + [Node(ub + 1.0, -30, 999), Node(ub, -31, 1000)]
+    after = checkpoint.summary(ck)
+    assert before["open_nodes"] > 0 and before["cut_off_nodes"] == 0
+    assert after["open_nodes"] == before["open_nodes"] and after["cut_off_nodes"] == 2
+    for key in ("lower_bound", "gap", "tree_estimate", "open_bound_quantiles",
+                "open_depth_quantiles"):
+        assert after[key] == before[key], key
+    ck.nodes = [Node(ub + 1.0, -3, 1)]             # every listed node cut off
+    s = checkpoint.summary(ck)
+    assert s["open_nodes"] == 0 and s["lower_bound"] == ub and s["gap"] == 0
+
+
 def test_mipagg_tree_with_the_data_gives_the_il_of_the_run(tmp_path, capsys):
     """``mipagg tree --data`` reports the IL of the incumbent and of the bound
     that ``mipagg gap`` reported for the run that wrote the checkpoint; a file
