@@ -237,8 +237,9 @@ def summary(ckpt: Checkpoint) -> dict:
     pairs, and the options of the run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
     second) and the time the estimate leaves at that pace.  Listed nodes whose
-    bound is not below the incumbent (queued before it fell) count as cut off
-    (``cut_off_nodes``), not open."""
+    bound is at or above the incumbent's cutoff (its SSE less the relative
+    ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
+    not open."""
     from .bounds import gap
     from .treestats import gap_closed, seconds_left, tree_estimate
 
