@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["lagrangian_bound", "neighbour_duals", "neighbour_bound", "record_bound", "gap",
+__all__ = ["lagrangian_bound", "neighbour_duals", "neighbour_bound", "record_bound", "gap", "node_cutoff",
            "columns_below", "enumerate_below"]
 
 
@@ -120,6 +120,16 @@ def record_bound(D: np.ndarray, k: int, duals: np.ndarray, edge_sums=None) -> fl
         smallest = np.partition(A, eta - 2, axis=1)[:, :eta - 1].sum(axis=1)
         best = np.minimum(best, (smallest - lam) / eta)
     return float(lam.sum() + best.sum())
+
+
+def node_cutoff(best: float, gap_tol: float, tol_abs: float = 0.0) -> float:
+    """The bound at or above which a node cannot lead to a partition better than
+    ``best`` by more than the relative ``gap_tol`` (or the absolute ``tol_abs``).
+
+    >>> node_cutoff(1000.0, 1e-3)
+    999.0
+    """
+    return best - max(tol_abs, gap_tol * abs(best))
 
 
 def gap(sse: float | None, lower_bound: float | None) -> float | None:

@@ -54,7 +54,7 @@ from ..progress import format_duration
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import checkpoint as checkpoints, nodecuts
-from .bounds import gap, neighbour_bound
+from .bounds import gap, neighbour_bound, node_cutoff
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .cuts import rank1
 from .fixing import PairFixing
@@ -468,8 +468,7 @@ class BranchAndPrice(ColumnGeneration):
     # ------------------------------------------------------------ helpers
 
     def cutoff(self) -> float:
-        best = self.rounder.best_sse
-        return best - max(self.tol_abs, self.settings.gap_tol * abs(best))
+        return node_cutoff(self.rounder.best_sse, self.settings.gap_tol, self.tol_abs)
 
     def closed(self, lb) -> bool:
         return lb is not None and lb >= self.cutoff()

@@ -240,15 +240,14 @@ def summary(ckpt: Checkpoint) -> dict:
     bound is at or above the incumbent's cutoff (its SSE less the relative
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
     not open."""
-    from .bounds import gap
+    from .bounds import gap, node_cutoff
     from .treestats import gap_closed, seconds_left, tree_estimate
 
     meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
     counts, bounds = meta["counts"], meta["bounds"]
     # nodes queued before the incumbent fell are cut off as a resume cuts them
     # (BranchAndPrice.cutoff); the certificate keeps those below the incumbent
-    cutoff = ub - meta["settings"].get("gap_tol", 1e-6) * abs(ub)
-    live = [nd for nd in ckpt.nodes if nd.bound < cutoff]
+    live = [nd for nd in ckpt.nodes if nd.bound < node_cutoff(ub, meta["settings"].get("gap_tol", 1e-6))]
     nb = np.array([nd.bound for nd in live], dtype=float)
     depth = np.array([nd.depth for nd in live], dtype=np.int64)
     lb = None if not ckpt.nodes else min([nd.bound for nd in ckpt.nodes] + [ub])
