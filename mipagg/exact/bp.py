@@ -966,15 +966,19 @@ class BranchAndPrice(ColumnGeneration):
         return tuple(found)
 
     def report_progress(self) -> None:
-        """A progress line: nodes, bounds, fixed pairs, share of the root gap
-        closed, the tree-size estimate and the time it leaves at this run's
-        pace (:mod:`mipagg.exact.treestats`)."""
+        """A progress line: nodes, open nodes below the cutoff (as
+        ``open_nodes`` of the result and ``mipagg tree``: a node queued before
+        the incumbent fell below its bound is cut off when it comes up),
+        bounds, fixed pairs, share of the root gap closed, the tree-size
+        estimate and the time it leaves at this run's pace
+        (:mod:`mipagg.exact.treestats`)."""
         if not self.progress.enabled:
             return
         lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
         depths = self.open_depths()
         estimate = None if depths is None else tree_estimate(self.nodes, depths)
-        self.progress.update(nodes=self.nodes, open=len(self.open),
+        self.progress.update(nodes=self.nodes,
+                             open=len(self.open) if depths is None else len(depths),
                              enumerated=self.closer.succeeded,
                              fixed=0 if fixer is None else int(fixer.fixed.sum())
                              + fixer.node_fixed, lb=lb, ub=ub, gap=gap(ub, lb),

@@ -325,3 +325,26 @@ def test_mipagg_tree_with_the_data_gives_the_il_of_the_run(tmp_path, capsys):
     capsys.readouterr()
     assert main(["tree", str(closed)]) == 0
     assert "the tree is closed" in capsys.readouterr().out
+
+
+def test_the_progress_line_counts_open_nodes_below_the_cutoff(tree24):
+    """The run's progress line counts the open nodes as the result and
+    ``mipagg tree`` do: a queued node at or above the incumbent is cut off."""
+    import io
+    import re
+
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.exact.rules import Node
+    from mipagg.exact.settings import BPSettings
+
+    X, _ = tree24
+    tree = BranchAndPrice(X, 3, BPSettings(node_limit=12, **TREE_ONLY), verbose=True)
+    tree.root_column_generation()
+    tree.explore_tree()
+    below = len(tree.open_depths())
+    assert below > 0 and tree.nodes == 12
+    tree.open.push(Node(tree.rounder.best_sse + 1.0, -30, 999, (), ()))
+    tree.progress.stream, tree.progress.every = io.StringIO(), 0.0
+    tree.report_progress()
+    line = tree.progress.stream.getvalue()
+    assert int(re.search(r"\bopen (\d+)", line).group(1)) == below == len(tree.open) - 1
