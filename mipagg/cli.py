@@ -46,6 +46,9 @@ METHOD_OPTIONS = {
     "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "
                              "many clusters, close it partially over at most N clusters (a "
                              "search for better partitions; default 0: off)"),
+    "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
+                         "node whose gap is at most this fraction of the incumbent's SSE "
+                         "(default 0: only where the adaptive threshold allows)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
                      "stops (and every --checkpoint-every seconds), to resume it later"),
     "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "

@@ -227,7 +227,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, close_gap_mip="auto",
                      close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
-                     node_close_partial=0, mip_time=None,
+                     node_close_partial=0, node_close_gap=0.0, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
@@ -282,6 +282,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         those at nodes above the full closing's threshold take at most
         ``PARTIAL_SHARE`` (half) of the tree's time; without one they run at
         every such node, so the tree does not depend on the clock.
+    node_close_gap : the full node closing is tried at every node whose gap
+        is at most this fraction of the incumbent's SSE, however low failed
+        closings elsewhere have set the adaptive threshold (0: off, the
+        default; docs/bench/casc_gap.md §25).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -362,7 +366,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap_time=close_gap_time, close_gap_mip=close_gap_mip,
         close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
-        node_close_partial=node_close_partial, mip_time=mip_time, mip_nodes=mip_nodes,
+        node_close_partial=node_close_partial, node_close_gap=node_close_gap,
+        mip_time=mip_time, mip_nodes=mip_nodes,
         dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, stabilization=stabilization, alpha=alpha, gap_tol=gap_tol,
@@ -778,7 +783,7 @@ class BranchAndPrice(ColumnGeneration):
         root = self.root
         self.closer = _NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound,
-                                   self.stop.deadline is not None)
+                                   self.stop.deadline is not None, self.settings.node_close_gap)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
@@ -834,7 +839,7 @@ class BranchAndPrice(ColumnGeneration):
         """The tree from the checkpoint ``resume`` (:func:`~mipagg.exact.checkpoint.restore`)."""
         t0 = time.perf_counter()
         self.closer = _NodeClosing(self.settings.node_close_max_columns, 0.0,
-                                   self.stop.deadline is not None)
+                                   self.stop.deadline is not None, self.settings.node_close_gap)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
         self.tree_clock = (time.perf_counter(), self.nodes)
@@ -930,7 +935,7 @@ class BranchAndPrice(ColumnGeneration):
         clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
         st, closer = self.settings, self.closer
-        full = closer.wants(g)
+        full = closer.wants(g, self.rounder.best_sse)
         if res.stop.reason != "converged" or st.node_close_time == 0 or not (
                 full or (st.node_close_partial and closer.wants_partial())):
             return bound
@@ -1224,9 +1229,11 @@ class _NodeClosing:
     """When to try gap closing at a tree node: where the node's gap is below
     a threshold, at first the root's gap; a failure for too many clusters (or
     search nodes) or for time (``node_close_time``) sets it to 0.8 × that
-    node's gap, a success raises it to at least 1.25 × that node's gap; never
-    with ``max_columns`` 0.  ``partial`` counts the node closings that were
-    partial (``node_close_partial``), ``better`` those that found a better
+    node's gap, a success raises it to at least 1.25 × that node's gap; and
+    wherever the gap is at most ``floor`` × the incumbent's SSE
+    (``node_close_gap``), whatever the threshold; never with ``max_columns``
+    0.  ``partial`` counts the node closings that were partial
+    (``node_close_partial``), ``better`` those that found a better
     incumbent.  In a run with a time limit (``timed``), partial closings at
     nodes too far from the full closing's threshold take at most
     ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
@@ -1234,8 +1241,10 @@ class _NodeClosing:
     column generation (docs/bench/casc_gap.md §16).  Without one they run at
     every such node, so that the tree does not depend on the clock."""
 
-    def __init__(self, max_columns: int, root_gap: float, timed: bool = False):
+    def __init__(self, max_columns: int, root_gap: float, timed: bool = False,
+                 floor: float = 0.0):
         self.limit = root_gap if max_columns else -np.inf
+        self.floor = floor if max_columns else 0.0
         self.timed = timed
         self.tried = self.succeeded = self.partial = self.better = 0
         self.restart()
@@ -1244,8 +1253,8 @@ class _NodeClosing:
         """The time share of partial closings counted from now (a new tree or worker)."""
         self.started, self.partial_seconds = time.perf_counter(), 0.0
 
-    def wants(self, node_gap: float) -> bool:
-        return node_gap <= self.limit
+    def wants(self, node_gap: float, incumbent: float = 0.0) -> bool:
+        return node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)
 
     def wants_partial(self) -> bool:
         return not self.timed or \

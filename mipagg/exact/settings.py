@@ -338,6 +338,7 @@ class BPSettings(_Loadable):
     node_close_max_columns: int = 50_000
     node_close_time: float | None = None
     node_close_partial: int = 0
+    node_close_gap: float = 0.0
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
@@ -376,7 +377,7 @@ class BPSettings(_Loadable):
         if self.max_cut_rounds < 0 or (self.cuts_per_round is not None
                                        and self.cuts_per_round < 1):
             raise ParameterError("max_cut_rounds must be >= 0 and cuts_per_round >= 1")
-        for name in ("tail_off", "min_violation"):
+        for name in ("tail_off", "min_violation", "node_close_gap"):
             v = getattr(self, name)
             if isinstance(v, (str, bool)) or not isinstance(v, (int, float)) or not v >= 0:
                 raise ParameterError(f"{name} must be a number >= 0, got {v!r}")

@@ -157,6 +157,12 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
     c.record("partial", 0.3, full=False, partial=True)    # only a partial closing: no change
     assert c.limit == pytest.approx(0.4) and c.partial == 2
     assert not _NodeClosing(0, 1.0).wants(0.0)
+    floored = _NodeClosing(50_000, 1.0, floor=0.01)       # node_close_gap: 1 % of the incumbent
+    floored.record("time_limit", 0.05)
+    assert floored.limit == pytest.approx(0.04) and not floored.wants(0.05)
+    assert floored.wants(0.05, 10.0) and floored.wants(0.1, 10.0) and not floored.wants(0.11, 10.0)
+    assert not floored.wants(0.05, 1.0)             # the floor follows the incumbent
+    assert not _NodeClosing(0, 1.0, floor=0.01).wants(0.0, 10.0)
 
 
 # full root closing capped, and no partial one: the root's gap stays open

@@ -127,6 +127,24 @@ def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
     assert r.summary()["node_partial_closings"] == r.node_partial_closings
 
 
+def test_node_close_gap_tries_full_closings_where_failures_lowered_the_threshold(block40):
+    """Full node closings capped at 50 clusters fail, and each failure lowers
+    the adaptive threshold; ``node_close_gap`` keeps trying them at every node
+    whose gap is below that share of the incumbent, and the tree still ends at
+    the optimum."""
+    X, opt = block40
+    plain = branch_and_price(X, 4, node_limit=8, **TREE)
+    r = branch_and_price(X, 4, node_limit=8, node_close_gap=1.0, **TREE)
+    assert plain.node_closings < 7 and r.node_closings == 7        # 2 and every node but the root
+    plain = branch_and_price(X, 4, **TREE)
+    r = branch_and_price(X, 4, node_close_gap=0.01, **TREE)
+    for res in (plain, r):
+        assert res.status == "optimal" and res.sse == pytest.approx(opt, abs=1e-7)
+    assert r.node_closings > plain.node_closings          # 63 against 13
+    with pytest.raises(ParameterError, match="node_close_gap"):
+        branch_and_price(X, 4, node_close_gap=-0.1)
+
+
 @pytest.mark.parametrize("cap", [50, 300])
 def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap):
     """Full node closings off, partial ones over too few clusters to find
