@@ -72,8 +72,11 @@ def _lines(s: dict) -> list[str]:
     out.append(f"columns {s['columns']:,}; cuts {s['cuts']} ({rows}), {s['node_cuts']} of them "
                f"at nodes; pairs fixed: {s['fixed_pairs']} at the root, "
                f"{s['node_fixed_pairs']} at nodes")
+    failed = "" if s["node_closings_timed_out"] is None else \
+        (f", {s['node_closings_timed_out']} stopped by their time limit, "
+         f"{s['node_closings_too_large']} with too many clusters")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
-               f"{s['node_closing_incumbents']} found a better partition)")
+               f"{s['node_closing_incumbents']} found a better partition{failed})")
     if s.get("gap_by_group"):
         out += _share_lines(s["gap_by_group"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"

@@ -110,7 +110,8 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "root_cut_bound", "cuts", "cut_rounds", "dive_steps", "cut_gap_closed", "closed_by",
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "node_partial_closings",
-            "node_closing_incumbents", "fixed_pairs", "node_fixed_pairs",
+            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
+            "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
             "tree_seconds_left",
             "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
@@ -158,6 +159,8 @@ class BranchAndPriceResult:
     nodes_enumerated: int = 0       # nodes closed by them
     node_partial_closings: int = 0  # of node_closings, partial ones (node_close_partial)
     node_closing_incumbents: int = 0  # of node_closings, those that improved the incumbent
+    node_closings_timed_out: int = 0  # of node_closings, those stopped by their time limit
+    node_closings_too_large: int = 0  # of node_closings, those with too many clusters (or nodes)
     fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # pairs examined by the fixing
@@ -1045,7 +1048,9 @@ class BranchAndPrice(ColumnGeneration):
             gap_closing=self.gap_closing, seconds=self.seconds, threads=self.ctx.threads,
             stabilization=self.loop.stabilization, node_closings=self.closer.tried,
             nodes_enumerated=self.closer.succeeded, node_partial_closings=self.closer.partial,
-            node_closing_incumbents=self.closer.better, node_cuts=self.node_cuts,
+            node_closing_incumbents=self.closer.better,
+            node_closings_timed_out=self.closer.timed_out,
+            node_closings_too_large=self.closer.too_large, node_cuts=self.node_cuts,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
@@ -1234,7 +1239,9 @@ class _NodeClosing:
     (``node_close_gap``), whatever the threshold; never with ``max_columns``
     0.  ``partial`` counts the node closings that were partial
     (``node_close_partial``), ``better`` those that found a better
-    incumbent.  In a run with a time limit (``timed``), partial closings at
+    incumbent, ``timed_out`` those stopped by their time limit and
+    ``too_large`` those that found too many clusters (or search nodes).  In
+    a run with a time limit (``timed``), partial closings at
     nodes too far from the full closing's threshold take at most
     ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
     on Tarragona k = 3 a partial closing costs about ten times a node's
@@ -1247,6 +1254,7 @@ class _NodeClosing:
         self.floor = floor if max_columns else 0.0
         self.timed = timed
         self.tried = self.succeeded = self.partial = self.better = 0
+        self.timed_out = self.too_large = 0
         self.restart()
 
     def restart(self) -> None:
@@ -1271,6 +1279,8 @@ class _NodeClosing:
         self.partial += partial
         self.better += better
         self.succeeded += outcome == "optimal"
+        self.timed_out += outcome == "time_limit"
+        self.too_large += outcome in ("too_many_columns", "too_many_nodes")
         if not full:
             return
         if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):

@@ -139,7 +139,8 @@ def save(tree, path) -> Path:
                           "bound_source": stop.bound_source},
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
                        "succeeded": closer.succeeded, "partial": closer.partial,
-                       "better": closer.better},
+                       "better": closer.better, "timed_out": closer.timed_out,
+                       "too_large": closer.too_large},
             "fixing": None if fixer is None else {
                 "node_fixed": int(fixer.node_fixed),
                 "L": None if root_fix is None else float(root_fix[1])},
@@ -275,7 +276,9 @@ def summary(ckpt: Checkpoint) -> dict:
         "node_fixed_pairs": (meta["fixing"] or {}).get("node_fixed"),
         "node_closings": meta["closer"]["tried"],
         "node_partial_closings": meta["closer"].get("partial", 0),
-        "node_closing_incumbents": meta["closer"].get("better", 0)}
+        "node_closing_incumbents": meta["closer"].get("better", 0),
+        "node_closings_timed_out": meta["closer"].get("timed_out"),
+        "node_closings_too_large": meta["closer"].get("too_large")}
 
 
 def restore(tree, ckpt: Checkpoint) -> None:
@@ -303,6 +306,9 @@ def restore(tree, ckpt: Checkpoint) -> None:
         tree.closer.limit = -np.inf if c["limit"] is None else float(c["limit"])
     tree.closer.tried, tree.closer.succeeded = int(c["tried"]), int(c["succeeded"])
     tree.closer.partial, tree.closer.better = int(c.get("partial", 0)), int(c.get("better", 0))
+    # older checkpoints do not split their failed closings by cause
+    tree.closer.timed_out, tree.closer.too_large = (int(c.get(f, 0)) for f in ("timed_out",
+                                                                               "too_large"))
     tree.resumed_nodes = tree.nodes
     for nd in ckpt.nodes:
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))

@@ -68,7 +68,8 @@ HINTS = True            # send each node its parent's LP support columns
 
 _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, added to the run's
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
-           "node_closing_incumbents", "node_fixed_pairs",
+           "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
+           "node_fixed_pairs",
            "node_cuts", "strong_evaluations") + tuple(f"time_{k}" for k in _SECONDS)
 
 
@@ -174,6 +175,8 @@ def _counts(tree) -> dict:
     return {"nodes": tree.nodes, "iterations": tree.iterations,
             "node_closings": closer.tried, "nodes_enumerated": closer.succeeded,
             "node_partial_closings": closer.partial, "node_closing_incumbents": closer.better,
+            "node_closings_timed_out": closer.timed_out,
+            "node_closings_too_large": closer.too_large,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_cuts": tree.node_cuts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
@@ -473,6 +476,8 @@ class _Coordinator:
         tree.closer.succeeded += c["nodes_enumerated"]
         tree.closer.partial += c["node_partial_closings"]
         tree.closer.better += c["node_closing_incumbents"]
+        tree.closer.timed_out += c["node_closings_timed_out"]
+        tree.closer.too_large += c["node_closings_too_large"]
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]

@@ -150,6 +150,7 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
         c.limit = 1.0
         c.record(outcome, 0.5)
         assert c.limit == pytest.approx(0.4) and not c.wants(0.5)
+    assert (c.too_large, c.timed_out) == (2, 1)
     c.record("optimal", 0.4)
     assert c.limit == pytest.approx(0.5) and c.tried == 4 and c.succeeded == 1
     c.record("optimal", 0.5, partial=True)      # the full one did not fit, a partial one closed

@@ -145,6 +145,30 @@ def test_node_close_gap_tries_full_closings_where_failures_lowered_the_threshold
         branch_and_price(X, 4, node_close_gap=-0.1)
 
 
+def test_failed_node_closings_are_counted_by_cause(block40, tmp_path, capsys):
+    """50 clusters are too few at every node of the 40-record block, 0.1 ms
+    too short: the counts by cause add up to the closings, go on in a resumed
+    tree and over two workers, and ``mipagg tree`` prints them."""
+    from mipagg.cli import main
+
+    X, _ = block40
+    options = dict(TREE, node_close_gap=1.0)
+    a = branch_and_price(X, 4, node_limit=8, checkpoint=tmp_path / "a.npz", **options)
+    assert (a.node_closings, a.node_closings_too_large, a.node_closings_timed_out) == (7, 7, 0)
+    b = branch_and_price(X, 4, node_limit=16, resume=tmp_path / "a.npz", **options)
+    two = branch_and_price(X, 4, node_limit=16, workers=2, **options)
+    for r in (b, two):
+        assert r.node_closings == r.node_closings_too_large == 15 and r.nodes_enumerated == 0
+    assert b.summary()["node_closings_too_large"] == 15
+    timed = branch_and_price(X, 4, node_limit=8, close_gap=False, mip_time=0, dive_time=0,
+                             threads=1, node_close_time=1e-4, time_limit=600, node_close_gap=1.0)
+    assert (timed.node_closings, timed.node_closings_timed_out) == (7, 7)
+    assert timed.node_closings_too_large == 0
+    capsys.readouterr()
+    main(["tree", str(tmp_path / "a.npz")])
+    assert "0 stopped by their time limit, 7 with too many clusters" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("cap", [50, 300])
 def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(block40, cap):
     """Full node closings off, partial ones over too few clusters to find
