@@ -74,6 +74,20 @@ def test_bp_equals_brute_force(inst, mode):
     assert r.stabilization == ("wentges" if mode == "wentges" else None)
 
 
+@settings(max_examples=30, deadline=None)
+@given(tiny_instances(), st.sampled_from([1e-6, 0.01, 0.05]))
+def test_node_closings_at_every_node_certify_below_the_optimum(inst, gap_tol):
+    """Every node's gap closing is tried (``node_close_gap``), under a tight
+    or a loose ``gap_tol``: the certified bound stays below the brute-force
+    optimum, within ``gap_tol`` of the partition found."""
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, threads=1, gap_tol=gap_tol, node_close_gap=1.0, **NODE_CLOSING)
+    assert r.status == "optimal" and r.partition.is_feasible(k)
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    assert r.sse - r.lower_bound <= gap_tol * r.sse + 1e-7
+
+
 @pytest.mark.parametrize("criterion,k,size", [("random", 3, 22), ("consecutive", 4, 20),
                                               ("norm", 5, 16), ("random", 2, 25)])
 def test_bp_equals_the_full_mip_on_census_subsets(census, criterion, k, size):
