@@ -1240,7 +1240,8 @@ class _NodeClosing:
     0.  ``partial`` counts the node closings that were partial
     (``node_close_partial``), ``better`` those that found a better
     incumbent, ``timed_out`` those stopped by their time limit and
-    ``too_large`` those that found too many clusters (or search nodes).  In
+    ``too_large`` those whose full closing found too many clusters (or
+    search nodes), a partial one then run or not.  In
     a run with a time limit (``timed``), partial closings at
     nodes too far from the full closing's threshold take at most
     ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
@@ -1280,7 +1281,7 @@ class _NodeClosing:
         self.better += better
         self.succeeded += outcome == "optimal"
         self.timed_out += outcome == "time_limit"
-        self.too_large += outcome in ("too_many_columns", "too_many_nodes")
+        self.too_large += outcome in ("too_many_columns", "too_many_nodes") or (full and partial)
         if not full:
             return
         if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):

@@ -171,6 +171,7 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
     assert c.limit == pytest.approx(0.4) and c.succeeded == 2 and c.partial == 1
     c.record("partial", 0.3, full=False, partial=True)    # only a partial closing: no change
     assert c.limit == pytest.approx(0.4) and c.partial == 2
+    assert (c.too_large, c.timed_out) == (3, 1)         # the full one that did not fit counts
     assert not _NodeClosing(0, 1.0).wants(0.0)
     floored = _NodeClosing(50_000, 1.0, floor=0.01)       # node_close_gap: 1 % of the incumbent
     floored.record("time_limit", 0.05)
