@@ -176,11 +176,14 @@ def test_property_lb_opt_heuristics(seed, n, k, dup):
 # ------------------------------------------------------------ limits
 def test_time_limit_returns_feasible_partition_and_valid_bound(census):
     sub = census.subset(np.arange(200))
-    full = column_generation(sub.X, 3, pricing="enumeration", close_gap=False)
+    # timed on a second run: in a fresh environment the first one also compiles
+    # the kernels, and took over three times as long (CI, 2026-11-28)
+    for _ in range(2):
+        full = column_generation(sub.X, 3, pricing="enumeration", close_gap=False)
     assert full.status in ("converged", "optimal")
-    # before the first iteration / during the loop (a third of the unlimited
+    # before the first iteration / during the loop (a quarter of the unlimited
     # run's time, so the limit bites whatever the machine's speed)
-    for limit in (1e-3, full.seconds["total"] / 3):
+    for limit in (1e-3, full.seconds["total"] / 4):
         r = column_generation(sub.X, 3, pricing="enumeration", time_limit=limit)
         assert r.status == "time_limit"
         assert r.partition.is_feasible(3) and r.sse <= r.sse_mdav
