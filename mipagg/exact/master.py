@@ -101,17 +101,14 @@ class MasterProblem:
         self._cuts_of: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]  # (cut, a_i)
         self._cut_den: list[int] = []
         h = new_highs(presolve="off")              # keep the basis between solves
-        if algorithm == "ipm":
-            h.setOptionValue("solver", "ipm")
-        else:
-            h.setOptionValue("simplex_strategy", 4 if algorithm == "primal" else 1)
         h.setOptionValue("primal_feasibility_tolerance", 1e-9)
         h.setOptionValue("dual_feasibility_tolerance", 1e-9)
         one = np.ones(self.n)
         empty = np.zeros(0, dtype=np.int32)
         h.addRows(self.n, one, one, 0, empty, empty, np.zeros(0))
-        self.algorithm = algorithm
         self._highs = h
+        self.algorithm = ""
+        self.use_algorithm(algorithm)
         self._inf = highspy.kHighsInf
         self._offset = 0
         if artificial_cost is not None:
@@ -125,6 +122,21 @@ class MasterProblem:
 
     def __len__(self) -> int:
         return len(self.columns)
+
+    def use_algorithm(self, algorithm: str) -> None:
+        """Solve the LP from now on by ``algorithm`` ("primal" or "dual"
+        simplex from the last basis, or "ipm"); bp's tree switches to the
+        dual simplex, whose basis stays dual feasible when a node fixes
+        columns at 0 (docs/bench/casc_gap.md §26)."""
+        if algorithm not in LP_ALGORITHMS:
+            raise ParameterError(f"algorithm must be one of {LP_ALGORITHMS}, got {algorithm!r}")
+        if algorithm == self.algorithm:
+            return
+        h = self._highs
+        h.setOptionValue("solver", "ipm" if algorithm == "ipm" else "simplex")
+        if algorithm != "ipm":
+            h.setOptionValue("simplex_strategy", 4 if algorithm == "primal" else 1)
+        self.algorithm = algorithm
 
     def has(self, cluster) -> bool:
         return tuple(sorted(int(v) for v in cluster)) in self._index

@@ -40,6 +40,7 @@ RECLOSE = dict(cuts=False, close_gap_max_columns=5, mip_time=0, dive_time=0,
 MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
          "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto"),
          "reclose": RECLOSE,
+         "primal-nodes": dict(TREE_ONLY, node_lp_algorithm="primal"),
          "neighbourhood": dict(TREE_ONLY, dive_time=0, neighbourhood_time=60),
          # the closing MIPs with HiGHS presolve and the cut rows (default from 100 records)
          "presolve-closing": dict(mip_time=0, close_gap_mip="presolve")}
@@ -106,6 +107,47 @@ def test_the_tree_is_searched_when_cuts_and_gap_closing_are_off(census):
     opt = ref[0]
     _check(r, s.X, 3, opt)
     assert r.nodes > 1 and r.closed_by == "tree" and r.max_depth >= 1
+
+
+def test_tree_nodes_use_the_dual_simplex_unless_asked_and_find_the_same_optimum(census):
+    """The root's LP method is ``lp_algorithm`` (primal by default); the
+    tree's nodes switch the master to ``node_lp_algorithm`` ("auto": dual)."""
+    from mipagg.errors import ParameterError
+
+    s = subset(census, 24, "random", 0)
+    opt = set_partitioning(s.X, 3, integral=True)[0]
+    for method in ("auto", "primal", "ipm"):
+        tree = BranchAndPrice(s.X, 3, BPSettings(node_lp_algorithm=method, **TREE_ONLY))
+        assert tree.master.algorithm == "primal"            # the root's method
+        r = tree.run()
+        _check(r, s.X, 3, opt)
+        assert r.nodes > 1
+        assert tree.master.algorithm == ("dual" if method == "auto" else method)
+    with pytest.raises(ParameterError, match="node_lp_algorithm"):
+        BPSettings(node_lp_algorithm="barrier")
+
+
+def test_master_switches_lp_method_with_the_same_value():
+    from mipagg.errors import ParameterError
+    from mipagg.exact.master import MasterProblem
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 2))
+    mp = MasterProblem(X, artificial_cost=100.0)
+    mp.add_columns([list(range(i, i + 3)) for i in range(10)] + [[9, 10, 11], [0, 11, 5]])
+    values = []
+    for method in ("primal", "dual", "ipm", "primal"):
+        mp.use_algorithm(method)
+        assert mp.algorithm == method
+        values.append(mp.solve().value)
+        mp.set_allowed(np.arange(len(mp)) % 4 != 1)     # a node's fixing, then free again
+        values.append(mp.solve().value)
+        mp.set_allowed(None)
+    assert values[0::2] == pytest.approx([values[0]] * 4, abs=1e-7)
+    assert values[1::2] == pytest.approx([values[1]] * 4, abs=1e-7)
+    assert values[1] >= values[0] - 1e-9
+    with pytest.raises(ParameterError, match="algorithm"):
+        mp.use_algorithm("barrier")
 
 
 def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
