@@ -80,7 +80,7 @@ from .settings import (
     BPSettings,
     StopCriterion,
     merge_settings,
-    resolve_node_lp_algorithm,
+    resolve_reopt_lp_algorithm,
 )
 from .treestats import gap_closed, seconds_left, tree_estimate
 
@@ -234,7 +234,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      node_close_partial=0, node_close_gap=0.0, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
-                     node_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6, fixing=True,
+                     reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
+                     fixing=True,
                      branching="fractional", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, resume=None, settings=None,
@@ -311,7 +312,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way); ``lp_algorithm`` is the
         root's LP method.
-    node_lp_algorithm : the master's LP method at the tree's nodes, "auto"
+    reopt_lp_algorithm : the master's LP method at the tree's nodes, "auto"
         (the dual simplex: a node fixes columns at 0, which leaves the last
         basis dual feasible; 3.2× the nodes per second of the primal simplex
         on a resumed Tarragona k = 5 tree, docs/bench/casc_gap.md §26),
@@ -380,8 +381,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         mip_time=mip_time, mip_nodes=mip_nodes,
         dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
-        lp_algorithm=lp_algorithm, node_lp_algorithm=node_lp_algorithm,
-        stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing, branching=BRANCHING_ALIASES.get(branching, branching)
+        lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
+        stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing,
+        branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
@@ -428,7 +430,7 @@ class BranchAndPrice(ColumnGeneration):
             else int(st.cuts_per_round)
         self.tol_abs = self.ctx.tol * self.n
         self.branching = branching_rule(st.branching)
-        self.node_algorithm = resolve_node_lp_algorithm(st.node_lp_algorithm)
+        self.reopt_algorithm = resolve_reopt_lp_algorithm(st.reopt_lp_algorithm)
         self.open = load(NODE_SELECTIONS, st.node_selection)()
         self.cut_families = [load(CUT_FAMILIES, name)() for name in st.cut_families]
         self.cut_rounds_done = self.dive_steps = 0
@@ -591,6 +593,7 @@ class BranchAndPrice(ColumnGeneration):
         """Rounds of cuts, each followed by column generation, until none is
         violated, the root is closed or a round closes < ``tail_off`` of the gap."""
         t0, st, res = time.perf_counter(), self.settings, self.root
+        self.master.use_algorithm(self.reopt_algorithm)     # new rows: the basis stays dual feasible
         while (st.cuts and self.cut_rounds_done < st.max_cut_rounds
                and res.stop.reason in ("converged", "cutoff")
                and res.solution is not None and not self.closed(self.root_bound)):
@@ -638,6 +641,7 @@ class BranchAndPrice(ColumnGeneration):
                 self.root.solution is not None:
             end = _earliest(None if self.dive_time is None else t0 + self.dive_time,
                             self.stop.deadline)
+            self.master.use_algorithm(self.reopt_algorithm)     # columns fixed at 1
             self.dive_steps = dive(self.master, self.ctx, self.loop, self.rounder, self.X, end)
         self.seconds["dive"] = time.perf_counter() - t0
 
@@ -886,7 +890,7 @@ class BranchAndPrice(ColumnGeneration):
         if fixed:
             bad = self.fixer.forbidden_columns(self.master.columns)
             self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
-        self.master.use_algorithm(self.node_algorithm)
+        self.master.use_algorithm(self.reopt_algorithm)
         self.master.set_allowed(self.allowed)
         res, bound = self.run_node(cons, node.bound, node.depth)
         self.nodes += 1

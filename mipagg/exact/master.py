@@ -130,13 +130,15 @@ class MasterProblem:
         columns at 0 (docs/bench/casc_gap.md §26)."""
         if algorithm not in LP_ALGORITHMS:
             raise ParameterError(f"algorithm must be one of {LP_ALGORITHMS}, got {algorithm!r}")
-        if algorithm == self.algorithm:
-            return
+        if algorithm != self.algorithm:
+            self.algorithm = algorithm
+            self._apply_algorithm()
+
+    def _apply_algorithm(self) -> None:
         h = self._highs
-        h.setOptionValue("solver", "ipm" if algorithm == "ipm" else "simplex")
-        if algorithm != "ipm":
-            h.setOptionValue("simplex_strategy", 4 if algorithm == "primal" else 1)
-        self.algorithm = algorithm
+        h.setOptionValue("solver", "ipm" if self.algorithm == "ipm" else "simplex")
+        if self.algorithm != "ipm":
+            h.setOptionValue("simplex_strategy", 4 if self.algorithm == "primal" else 1)
 
     def has(self, cluster) -> bool:
         return tuple(sorted(int(v) for v in cluster)) in self._index
@@ -259,6 +261,7 @@ class MasterProblem:
         h = self._highs
         if deadline is not None and time.perf_counter() >= deadline:
             return None
+        h.setOptionValue("solver", "simplex")
         h.setOptionValue("simplex_strategy", 1)
         h.setOptionValue("simplex_iteration_limit", int(max_iterations))
         h.setOptionValue("time_limit", highspy.kHighsInf)
@@ -270,11 +273,9 @@ class MasterProblem:
         return float(h.getInfo().objective_function_value)
 
     def end_probes(self) -> None:
-        """Restore the iteration limit and simplex strategy after :meth:`probe_value`."""
-        h = self._highs
-        h.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
-        if self.algorithm in ("primal", "dual"):
-            h.setOptionValue("simplex_strategy", 4 if self.algorithm == "primal" else 1)
+        """Restore the iteration limit and LP method after :meth:`probe_value`."""
+        self._highs.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
+        self._apply_algorithm()
 
     def columns_holding(self, records) -> np.ndarray:
         """Indices of the columns that hold at least one of ``records``."""

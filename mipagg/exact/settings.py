@@ -42,7 +42,7 @@ from ..errors import ParameterError
 __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "PRICING_MODES",
            "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
            "LP_ALGORITHM_CHOICES", "PHASE_BUDGETS", "aggregation_on", "auto_max_columns",
-           "resolve_lp_algorithm", "resolve_node_lp_algorithm", "merge_settings"]
+           "resolve_lp_algorithm", "resolve_reopt_lp_algorithm", "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
 STABILIZATIONS = (None, "wentges", "neame", "auto")
@@ -255,13 +255,13 @@ def resolve_lp_algorithm(choice) -> str:
     return "primal" if choice == "auto" else choice
 
 
-def resolve_node_lp_algorithm(choice) -> str:
+def resolve_reopt_lp_algorithm(choice) -> str:
     """The master's LP method at bp's tree nodes: "auto" is the dual simplex
     from the last basis, which a node's column fixing leaves dual feasible;
     on resumed Tarragona k = 5 and Census k = 6 trees the primal simplex
     spent most of each node re-solving that basis (docs/bench/casc_gap.md §26)."""
     if choice not in LP_ALGORITHM_CHOICES:
-        raise ParameterError(f"node_lp_algorithm must be 'auto' or one of "
+        raise ParameterError(f"reopt_lp_algorithm must be 'auto' or one of "
                              f"{LP_ALGORITHM_CHOICES[1:]}, got {choice!r}")
     return "dual" if choice == "auto" else choice
 
@@ -357,7 +357,7 @@ class BPSettings(_Loadable):
     max_columns: int | str = "auto"
     threads: int | None = None
     lp_algorithm: str = "auto"
-    node_lp_algorithm: str = "auto"
+    reopt_lp_algorithm: str = "auto"
     stabilization: str | None = "auto"
     alpha: float | str = 0.5
     gap_tol: float = 1e-6
@@ -383,7 +383,7 @@ class BPSettings(_Loadable):
         )
 
         _check_loop_common(self)
-        resolve_node_lp_algorithm(self.node_lp_algorithm)     # a bad name: ParameterError
+        resolve_reopt_lp_algorithm(self.reopt_lp_algorithm)     # a bad name: ParameterError
         nl = self.node_limit
         if nl is not None and (isinstance(nl, (str, bool)) or int(nl) != nl or nl < 1):
             raise ParameterError(f"node_limit must be a positive integer, got {nl!r}")

@@ -40,7 +40,7 @@ RECLOSE = dict(cuts=False, close_gap_max_columns=5, mip_time=0, dive_time=0,
 MODES = {"default": {}, "tree": TREE_ONLY, "node-closing": NODE_CLOSING,
          "wentges": dict(TREE_ONLY, stabilization="wentges", alpha="auto"),
          "reclose": RECLOSE,
-         "primal-nodes": dict(TREE_ONLY, node_lp_algorithm="primal"),
+         "primal-nodes": dict(TREE_ONLY, reopt_lp_algorithm="primal"),
          "neighbourhood": dict(TREE_ONLY, dive_time=0, neighbourhood_time=60),
          # the closing MIPs with HiGHS presolve and the cut rows (default from 100 records)
          "presolve-closing": dict(mip_time=0, close_gap_mip="presolve")}
@@ -111,20 +111,24 @@ def test_the_tree_is_searched_when_cuts_and_gap_closing_are_off(census):
 
 def test_tree_nodes_use_the_dual_simplex_unless_asked_and_find_the_same_optimum(census):
     """The root's LP method is ``lp_algorithm`` (primal by default); the
-    tree's nodes switch the master to ``node_lp_algorithm`` ("auto": dual)."""
+    tree's nodes switch the master to ``reopt_lp_algorithm`` ("auto": dual)."""
     from mipagg.errors import ParameterError
 
     s = subset(census, 24, "random", 0)
     opt = set_partitioning(s.X, 3, integral=True)[0]
-    for method in ("auto", "primal", "ipm"):
-        tree = BranchAndPrice(s.X, 3, BPSettings(node_lp_algorithm=method, **TREE_ONLY))
+    for method, branching in (("auto", "fractional"), ("primal", "fractional"),
+                              ("ipm", "strong")):    # strong: dual-simplex probes in between
+        tree = BranchAndPrice(s.X, 3, BPSettings(reopt_lp_algorithm=method, branching=branching,
+                                                 **TREE_ONLY))
         assert tree.master.algorithm == "primal"            # the root's method
         r = tree.run()
         _check(r, s.X, 3, opt)
-        assert r.nodes > 1
+        assert r.nodes > 1 and (branching != "strong" or r.strong_evaluations > 0)
         assert tree.master.algorithm == ("dual" if method == "auto" else method)
-    with pytest.raises(ParameterError, match="node_lp_algorithm"):
-        BPSettings(node_lp_algorithm="barrier")
+        solver = tree.master._highs.getOptionValue("solver")[1]
+        assert solver == ("ipm" if method == "ipm" else "simplex")
+    with pytest.raises(ParameterError, match="reopt_lp_algorithm"):
+        BPSettings(reopt_lp_algorithm="barrier")
 
 
 def test_master_switches_lp_method_with_the_same_value():

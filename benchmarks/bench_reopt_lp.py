@@ -1,0 +1,146 @@
+"""The master's LP method once the root's LP has converged (``reopt_lp_algorithm``:
+cut rounds, dive and the tree's nodes; issue 22, docs/bench/casc_gap.md §26).
+
+Tree mode: resumes a tree checkpoint (:mod:`mipagg.exact.checkpoint`) for
+``--nodes`` more nodes once per LP method, one run after the other in this
+process (after a one-node warm-up that loads the compiled kernels), with the
+options the checkpoint was written with, and prints one JSON line per run:
+seconds, nodes per second, the master's LP solves (count, seconds, simplex
+iterations; the first solve at each node apart), the bound reached, then the
+ratio of each method's nodes per second to the first method's::
+
+    python benchmarks/bench_reopt_lp.py ../shared/data/tarragona.csv 5 \\
+        docs/results/trees/tarragona_k5_10.npz --nodes 20 --methods primal,dual
+
+Root mode (``--root-rounds N``, no checkpoint): the root's column generation
+(by the primal simplex) and then exactly N cut rounds (``tail_off`` 0, no
+dive, no tree) once per method; one JSON line per run with the seconds of
+each phase and the bounds, then the ratio of the cut rounds' seconds::
+
+    python benchmarks/bench_reopt_lp.py ../shared/data/tarragona.csv 5 --root-rounds 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mipagg import __version__  # noqa: E402
+from mipagg.exact import checkpoint  # noqa: E402
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.master import MasterProblem  # noqa: E402
+from mipagg.instance import read_csv  # noqa: E402
+
+# options of the checkpoint's run that do not carry over to this probe
+DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
+           "scheduler", "reopt_lp_algorithm")
+ROOT = dict(node_limit=1, tail_off=0.0, min_violation=0.02, close_gap=False, mip_time=0,
+            dive_time=0, threads=1)
+
+
+def timed_solves(log: list):
+    """Wrap :meth:`MasterProblem.solve` so that each solve appends
+    (first at its node, seconds, simplex iterations) to ``log``; a solve is
+    the first at its node when :meth:`MasterProblem.set_allowed` ran since the
+    last one."""
+    solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
+    state = {"new": False}
+
+    def set_allowed_(self, allowed):
+        state["new"] = True
+        return set_allowed(self, allowed)
+
+    def solve_(self, time_limit=None):
+        t = time.perf_counter()
+        sol = solve(self, time_limit)
+        log.append((state["new"], time.perf_counter() - t,
+                    0 if sol is None else sol.simplex_iterations))
+        state["new"] = False
+        return sol
+
+    MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
+
+
+def one_run(X, k, path, options, nodes, method) -> dict:
+    log: list = []
+    timed_solves(log)
+    ckpt = checkpoint.load(path)
+    t0 = time.perf_counter()
+    r = branch_and_price(X, k, resume=path, node_limit=ckpt.meta["counts"]["nodes"] + nodes,
+                         reopt_lp_algorithm=method, **options)
+    seconds = time.perf_counter() - t0
+    first = [s for s in log if s[0]]
+    rest = [s for s in log if not s[0]]
+    done = r.summary()["nodes"] - ckpt.meta["counts"]["nodes"]
+    return {"reopt_lp_algorithm": method, "nodes": done, "seconds": round(seconds, 1),
+            "nodes_per_s": round(done / seconds, 4), "lp_solves": len(log),
+            "lp_seconds_first": round(sum(s[1] for s in first), 1),
+            "lp_iterations_first": sum(s[2] for s in first),
+            "lp_seconds_rest": round(sum(s[1] for s in rest), 1),
+            "lp_iterations_rest": sum(s[2] for s in rest),
+            "lower_bound": r.lower_bound, "incumbent": r.sse}
+
+
+def root_run(X, k, rounds, method) -> dict:
+    t0 = time.perf_counter()
+    r = branch_and_price(X, k, reopt_lp_algorithm=method, max_cut_rounds=rounds, **ROOT)
+    s = r.summary()
+    return {"reopt_lp_algorithm": method, "seconds": round(time.perf_counter() - t0, 3),
+            "root_seconds": round(s["time_root"], 3), "cut_seconds": round(s["time_cuts"], 3),
+            "cut_rounds": s["cut_rounds"], "cuts": s["cuts"],
+            "root_lp_bound": s["root_lp_bound"], "root_cut_bound": s["root_cut_bound"]}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data")
+    ap.add_argument("k", type=int)
+    ap.add_argument("checkpoint", nargs="?", help="a bp checkpoint (tree mode)")
+    ap.add_argument("--root-rounds", type=int,
+                    help="root mode: the root and exactly this many cut rounds per method")
+    ap.add_argument("--nodes", type=int, default=20, help="nodes to solve after the resumed ones")
+    ap.add_argument("--methods", default="primal,dual",
+                    help="comma-separated reopt_lp_algorithm values; the first is the baseline")
+    ap.add_argument("--quick", action="store_true",
+                    help="3 nodes (tree mode) or 2 cut rounds (root mode) per method")
+    args = ap.parse_args(argv)
+    X = read_csv(args.data).X
+    methods = [m.strip() for m in args.methods.split(",")]
+    if args.root_rounds is not None:
+        rounds = 2 if args.quick else args.root_rounds
+        root_run(X, args.k, 1, methods[0])          # warm-up: compiled kernels
+        runs = [root_run(X, args.k, rounds, m) for m in methods]
+        for run in runs:
+            print(json.dumps(run))
+        print(json.dumps({"version": __version__, "data": args.data, "k": args.k, "options": ROOT,
+                          "cut_rounds": rounds, "ratios": {
+                              r["reopt_lp_algorithm"]: round(runs[0]["cut_seconds"]
+                                                             / max(r["cut_seconds"], 1e-9), 2)
+                              for r in runs}}))
+        return 0
+    if args.checkpoint is None:
+        ap.error("give a checkpoint (tree mode) or --root-rounds N (root mode)")
+    options = {o: v for o, v in checkpoint.summary(checkpoint.load(args.checkpoint))["options"]
+               .items() if o not in DROPPED}
+    nodes = 3 if args.quick else args.nodes
+    runs = []
+    original = MasterProblem.solve, MasterProblem.set_allowed
+    one_run(X, args.k, args.checkpoint, options, 1, methods[0])   # warm-up: compiled kernels
+    for method in methods:
+        MasterProblem.solve, MasterProblem.set_allowed = original
+        runs.append(one_run(X, args.k, args.checkpoint, options, nodes, method))
+        print(json.dumps(runs[-1]), flush=True)
+    base = runs[0]["nodes_per_s"]
+    print(json.dumps({"version": __version__, "checkpoint": args.checkpoint, "options": options,
+                      "ratios": {r["reopt_lp_algorithm"]: round(r["nodes_per_s"] / base, 2)
+                                 for r in runs}}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
