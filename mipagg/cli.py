@@ -49,8 +49,9 @@ METHOD_OPTIONS = {
     "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
                          "node whose gap is at most this fraction of the incumbent's SSE "
                          "(default 0: only where the adaptive threshold allows)"),
-    "--reopt-lp-algorithm": ("reopt_lp_algorithm", str, "bp: the master's LP method at the "
-                            "tree's nodes: auto (dual simplex)|primal|dual|ipm"),
+    "--reopt-lp-algorithm": ("reopt_lp_algorithm", str, "bp: the master's LP method after "
+                             "the root's LP (cut rounds, dive, tree nodes): auto (dual "
+                             "simplex)|primal|dual|ipm"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
                      "stops (and every --checkpoint-every seconds), to resume it later"),
     "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "

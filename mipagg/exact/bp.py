@@ -312,11 +312,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         :func:`~mipagg.exact.colgen.column_generation` (every node's column
         generation is stabilized the same way); ``lp_algorithm`` is the
         root's LP method.
-    reopt_lp_algorithm : the master's LP method at the tree's nodes, "auto"
-        (the dual simplex: a node fixes columns at 0, which leaves the last
-        basis dual feasible; 3.2× the nodes per second of the primal simplex
-        on a resumed Tarragona k = 5 tree, docs/bench/casc_gap.md §26),
-        "primal", "dual" or "ipm".
+    reopt_lp_algorithm : the master's LP method once the root's LP has
+        converged (cut rounds, dive, the tree's nodes), "auto" (the dual
+        simplex: new cut rows, columns fixed at 1 by the dive or at 0 by a
+        node leave the last basis dual feasible; 3.2× the nodes per second of
+        the primal simplex on a resumed Tarragona k = 5 tree,
+        docs/bench/casc_gap.md §26), "primal", "dual" or "ipm".
     fixing : reduced-cost fixing of record pairs at the root and at every
         node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
         an improving partition is kept apart in the subtree.

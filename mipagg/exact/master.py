@@ -107,6 +107,7 @@ class MasterProblem:
         empty = np.zeros(0, dtype=np.int32)
         h.addRows(self.n, one, one, 0, empty, empty, np.zeros(0))
         self._highs = h
+        self.lp_retries = 0         # LP runs again after a failed one (_run)
         self.algorithm = ""
         self.use_algorithm(algorithm)
         self._inf = highspy.kHighsInf
@@ -125,9 +126,9 @@ class MasterProblem:
 
     def use_algorithm(self, algorithm: str) -> None:
         """Solve the LP from now on by ``algorithm`` ("primal" or "dual"
-        simplex from the last basis, or "ipm"); bp's tree switches to the
-        dual simplex, whose basis stays dual feasible when a node fixes
-        columns at 0 (docs/bench/casc_gap.md §26)."""
+        simplex from the last basis, or "ipm"); bp switches to the dual
+        simplex after the root's LP, as new cut rows and fixed columns leave
+        the basis dual feasible (docs/bench/casc_gap.md §26)."""
         if algorithm not in LP_ALGORITHMS:
             raise ParameterError(f"algorithm must be one of {LP_ALGORITHMS}, got {algorithm!r}")
         if algorithm != self.algorithm:
@@ -326,8 +327,7 @@ class MasterProblem:
         if time_limit is not None and time_limit <= 0:
             return None
         set_time_limit(h, time_limit)
-        h.run()
-        status = h.getModelStatus()
+        status = self._run(h, highspy)
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None
         if status != highspy.HighsModelStatus.kOptimal:
@@ -339,6 +339,30 @@ class MasterProblem:
         return MasterSolution(float(info.objective_function_value), col[self._offset:],
                               row[:self.n], int(info.simplex_iteration_count),
                               row[self.n:], float(col[:self._offset].sum()))
+
+    def _run(self, h, highspy):
+        """``h.run()``; on a status other than optimal or time limit (HiGHS's
+        dual simplex once ended "Unknown" in a two-worker Tarragona k = 5
+        tree, docs/bench/casc_gap.md §26), run again by the other simplex
+        from the same basis, then from no basis (``clearSolver``), under the
+        same time limit; ``lp_retries`` counts these runs."""
+        done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit)
+        h.run()
+        status = h.getModelStatus()
+        for retry in ("other simplex", "cold start"):
+            if status in done:
+                break
+            self.lp_retries += 1
+            if retry == "other simplex":
+                h.setOptionValue("solver", "simplex")
+                h.setOptionValue("simplex_strategy", 4 if self.algorithm == "dual" else 1)
+            else:
+                self._apply_algorithm()
+                h.clearSolver()
+            h.run()
+            status = h.getModelStatus()
+        self._apply_algorithm()
+        return status
 
     def reduced_costs(self, duals: np.ndarray, cut_duals: np.ndarray | None = None) -> np.ndarray:
         """w_C − Σ_{v∈C} λ_v − Σ_S σ_S ⌊|C∩S|/2⌋ for every column (seed 001

@@ -256,10 +256,11 @@ def resolve_lp_algorithm(choice) -> str:
 
 
 def resolve_reopt_lp_algorithm(choice) -> str:
-    """The master's LP method at bp's tree nodes: "auto" is the dual simplex
-    from the last basis, which a node's column fixing leaves dual feasible;
-    on resumed Tarragona k = 5 and Census k = 6 trees the primal simplex
-    spent most of each node re-solving that basis (docs/bench/casc_gap.md §26)."""
+    """The master's LP method in bp once the root's LP has converged (cut
+    rounds, dive, tree nodes): "auto" is the dual simplex from the last basis,
+    which new cut rows and fixed columns leave dual feasible; on resumed
+    Tarragona k = 5 and Census k = 6 trees the primal simplex spent most of
+    each node re-solving that basis (docs/bench/casc_gap.md §26)."""
     if choice not in LP_ALGORITHM_CHOICES:
         raise ParameterError(f"reopt_lp_algorithm must be 'auto' or one of "
                              f"{LP_ALGORITHM_CHOICES[1:]}, got {choice!r}")

@@ -154,6 +154,52 @@ def test_master_switches_lp_method_with_the_same_value():
         mp.use_algorithm("barrier")
 
 
+class _FailingRuns:
+    """A ``Highs`` whose first ``fails`` runs report the status "Unknown"."""
+
+    def __init__(self, h, fails):
+        self._h, self.fails = h, fails
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def run(self):
+        self.fails -= 1
+        return self._h.run()
+
+    def getModelStatus(self):
+        import highspy
+
+        if self.fails >= 0:
+            return highspy.HighsModelStatus.kUnknown
+        return self._h.getModelStatus()
+
+
+@pytest.mark.parametrize("method", ["primal", "dual"])
+def test_master_runs_again_after_a_failed_lp_and_raises_when_all_fail(method):
+    from mipagg.errors import SolverError
+    from mipagg.exact.master import MasterProblem
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(15, 2))
+    clusters = [list(range(i, i + 3)) for i in range(13)] + [[0, 7, 14], [12, 13, 14]]
+    values = []
+    for fails in (0, 1, 2):
+        mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
+        mp.add_columns(clusters)
+        mp._highs = _FailingRuns(mp._highs, fails)
+        values.append(mp.solve().value)
+        assert mp.lp_retries == fails
+        assert mp._highs.getOptionValue("simplex_strategy")[1] == (4 if method == "primal" else 1)
+    assert values == pytest.approx([values[0]] * 3, abs=1e-9)
+    mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
+    mp.add_columns(clusters)
+    mp._highs = _FailingRuns(mp._highs, 3)
+    with pytest.raises(SolverError, match="Unknown"):
+        mp.solve()
+    assert mp.lp_retries == 2
+
+
 def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
     s = subset(census, 24, "random", 0)
     opt = set_partitioning(s.X, 3, integral=True)[0]
