@@ -349,6 +349,8 @@ class MasterProblem:
         done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit)
         h.run()
         status = h.getModelStatus()
+        if status in done:
+            return status
         for retry in ("other simplex", "cold start"):
             if status in done:
                 break
