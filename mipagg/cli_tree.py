@@ -42,6 +42,10 @@ def _tree_lines(s: dict) -> list[str]:
     if s["seconds_left"] is not None:
         est += (f", {format_duration(s['seconds_left'])} more at the pace of the run that "
                 f"wrote it ({s['nodes_per_second']:.3g} nodes/s)")
+    if s.get("bound_trend_nodes") is not None:
+        est += f"; {s['bound_trend_nodes']:,} more nodes to the cutoff at the bound's recent pace"
+        if s["bound_trend_seconds_left"] is not None:
+            est += f" ({format_duration(s['bound_trend_seconds_left'])})"
     closed = "–" if s["gap_closed"] is None else f"{100 * s['gap_closed']:.1f} %"
     b, d = s["open_bound_quantiles"], s["open_depth_quantiles"]
     out = [f"certified bound {_num(s['lower_bound'])} (least open bound), gap {s['gap']:.4f} %; "

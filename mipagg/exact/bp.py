@@ -82,7 +82,7 @@ from .settings import (
     merge_settings,
     resolve_reopt_lp_algorithm,
 )
-from .treestats import gap_closed, seconds_left, tree_estimate
+from .treestats import BoundTrend, gap_closed, seconds_left, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
            "cut_constraints",
@@ -114,7 +114,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
             "fixed_pairs", "node_fixed_pairs",
             "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "tree_seconds_left",
+            "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
             "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint")
 
@@ -169,6 +169,8 @@ class BranchAndPriceResult:
     branching: str = "fractional"   # the branching rule's name
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
     tree_seconds_left: float | None = None  # the estimate's nodes left at this run's pace
+    bound_trend_nodes: int | None = None  # nodes to the cutoff at the bound's pace (treestats)
+    bound_trend_seconds_left: float | None = None  # those nodes at this run's pace
     node_cuts: int = 0              # cuts separated at tree nodes
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
@@ -449,6 +451,7 @@ class BranchAndPrice(ColumnGeneration):
         self.tree_started = False       # the open nodes cover the problem (a checkpoint may be written)
         self.resumed_nodes = 0
         self.tree_clock = (time.perf_counter(), 0)  # start and nodes done when the tree started
+        self.trend = BoundTrend()       # the certified bound against nodes (treestats)
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
@@ -819,6 +822,7 @@ class BranchAndPrice(ColumnGeneration):
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
             self.process(node)
+            self.trend.observe(self.nodes, self.global_bound())  # nodes that report no line too
             self.reclose_root()
             if self.checkpoint_due():
                 self.save_checkpoint()
@@ -993,19 +997,26 @@ class BranchAndPrice(ColumnGeneration):
         the incumbent fell below its bound is cut off when it comes up),
         bounds, fixed pairs, share of the root gap closed, the tree-size
         estimate and the time it leaves at this run's pace
-        (:mod:`mipagg.exact.treestats`)."""
+        (:mod:`mipagg.exact.treestats`), and the nodes and time to the
+        cutoff at the bound's recent pace (:class:`~mipagg.exact.treestats.BoundTrend`,
+        fed here)."""
+        lb = self.global_bound()
+        self.trend.observe(self.nodes, lb)
         if not self.progress.enabled:
             return
-        lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
+        ub, fixer = self.rounder.best_sse, self.fixer
         depths = self.open_depths()
         estimate = None if depths is None else tree_estimate(self.nodes, depths)
+        by_bound = self.trend.nodes_to(self.cutoff())
         self.progress.update(nodes=self.nodes,
                              open=len(self.open) if depths is None else len(depths),
                              enumerated=self.closer.succeeded,
                              fixed=0 if fixer is None else int(fixer.fixed.sum())
                              + fixer.node_fixed, lb=lb, ub=ub, gap=gap(ub, lb),
                              closed=gap_closed(lb, ub, self.root_lp_bound), estimate=estimate,
-                             left=format_duration(self.seconds_left(estimate)))
+                             left=format_duration(self.seconds_left(estimate)),
+                             bound_trend=by_bound,
+                             bound_left=format_duration(self.trend_seconds_left(by_bound)))
 
     def pace(self) -> tuple[int, float]:
         """Nodes this run has processed in the tree and the seconds since its
@@ -1016,6 +1027,10 @@ class BranchAndPrice(ColumnGeneration):
     def seconds_left(self, estimate: int | None) -> float | None:
         """Seconds until a tree of ``estimate`` nodes ends at this run's pace."""
         return seconds_left(estimate, self.nodes, *self.pace())
+
+    def trend_seconds_left(self, nodes_left: int | None) -> float | None:
+        """Seconds for ``nodes_left`` more nodes (the bound trend's) at this run's pace."""
+        return None if nodes_left is None else self.seconds_left(self.nodes + nodes_left)
 
     def branch(self, node: Node, solution, bound: float) -> bool:
         """Push the children the branching rule makes of ``node``; False when
@@ -1052,6 +1067,7 @@ class BranchAndPrice(ColumnGeneration):
                             overrun=self.stop.overrun(total))
         self.progress.done(status=status, nodes=self.nodes, lb=lower, ub=best)
         estimate = self.final_estimate(status, open_bounds)
+        by_bound = None if status == "optimal" else self.trend.nodes_to(self.cutoff())
         return BranchAndPriceResult(
             partition=rounder.best, sse=best, lower_bound=lower, status=status,
             nodes=self.nodes, open_nodes=len(open_bounds), root_lp_bound=self.root_lp_bound,
@@ -1069,7 +1085,8 @@ class BranchAndPrice(ColumnGeneration):
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
             tree_estimate=estimate, tree_seconds_left=None if status == "optimal"
-            else self.seconds_left(estimate), workers=self.workers_used,
+            else self.seconds_left(estimate), bound_trend_nodes=by_bound,
+            bound_trend_seconds_left=self.trend_seconds_left(by_bound), workers=self.workers_used,
             neighbourhood_solves=self.neighbourhood_solves,
             aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,

@@ -39,6 +39,7 @@ from ..partition import Partition
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
 from .rules import Node
+from .treestats import BoundTrend
 
 __all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
            "summary"]
@@ -135,6 +136,7 @@ def save(tree, path) -> Path:
             "bounds": {b: _finite(getattr(tree, b)) for b in _BOUNDS},
             "gap_closing": tree.gap_closing,
             "pace": dict(zip(("nodes", "seconds"), tree.pace())),
+            "bound_trend": tree.trend.samples,
             "root_stop": {"reason": stop.reason, "bound": _finite(stop.bound),
                           "bound_source": stop.bound_source},
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
@@ -248,13 +250,15 @@ def summary(ckpt: Checkpoint) -> dict:
     counts, bounds = meta["counts"], meta["bounds"]
     # nodes queued before the incumbent fell are cut off as a resume cuts them
     # (BranchAndPrice.cutoff); the certificate keeps those below the incumbent
-    live = [nd for nd in ckpt.nodes if nd.bound < node_cutoff(ub, meta["settings"].get("gap_tol", 1e-6))]
+    cutoff = node_cutoff(ub, meta["settings"].get("gap_tol", 1e-6))
+    live = [nd for nd in ckpt.nodes if nd.bound < cutoff]
     nb = np.array([nd.bound for nd in live], dtype=float)
     depth = np.array([nd.depth for nd in live], dtype=np.int64)
     lb = None if not ckpt.nodes else min([nd.bound for nd in ckpt.nodes] + [ub])
     rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
     estimate = tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None
     pace = meta.get("pace")             # absent from checkpoints before 2026-11-28
+    by_bound = BoundTrend(meta.get("bound_trend", ())).nodes_to(cutoff) if nb.size else None
     return {
         "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
         "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
@@ -267,6 +271,10 @@ def summary(ckpt: Checkpoint) -> dict:
         else None,
         "seconds_left": seconds_left(estimate, counts["nodes"], pace["nodes"], pace["seconds"])
         if pace else None,
+        "bound_trend_nodes": by_bound,
+        "bound_trend_seconds_left": seconds_left(counts["nodes"] + by_bound, counts["nodes"],
+                                                 pace["nodes"], pace["seconds"])
+        if pace and by_bound is not None else None,
         "open_nodes": int(nb.size), "cut_off_nodes": len(ckpt.nodes) - int(nb.size),
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "columns": len(ckpt.columns), "cuts": len(rows),
@@ -300,6 +308,7 @@ def restore(tree, ckpt: Checkpoint) -> None:
     for name, value in meta["bounds"].items():     # None: not finite when saved
         setattr(tree, name, _UNSET.get(name) if value is None and name in _UNSET else value)
     tree.gap_closing = meta["gap_closing"]
+    tree.trend = BoundTrend(meta.get("bound_trend", ()))    # absent before 2026-11-29
     tree.root = NodeResult(ckpt.root_stop, None, 0)     # the root's duals (reclose_root)
     c = meta["closer"]
     if tree.settings.node_close_max_columns:

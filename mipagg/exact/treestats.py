@@ -12,13 +12,24 @@ closed and a tree-size estimate, for the progress line and the run's JSON.
   open nodes, so no bookkeeping is needed where nodes are pruned.
 * Time left: the estimated nodes still to do at the pace of the run so far
   (its nodes per second in the tree), as crude as the estimate it rests on.
+* Bound trend (:class:`BoundTrend`): the gap as progress measure, projected
+  (Hendel et al. 2022 forecast each measure's trend): the nodes until the
+  certified bound reaches the cutoff if it keeps rising as it did over the
+  last half of the nodes seen (at least ``MIN_WINDOW``).  Where the tree
+  weight barely moves while the tree grows (every open node's bound below the
+  cutoff, as on Tarragona k = 5, docs/bench/casc_gap.md §29), the weight's
+  estimate grows with the tree and the trend is the honest one; None while
+  the bound has not risen over the window.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["gap_closed", "finished_weight", "tree_estimate", "seconds_left"]
+__all__ = ["gap_closed", "finished_weight", "tree_estimate", "seconds_left", "BoundTrend"]
+
+MIN_WINDOW = 10         # nodes: the bound trend's shortest window
+MAX_SAMPLES = 512       # samples a trend keeps (thinned, every other one, past that)
 
 
 def gap_closed(lb, ub, root_lb) -> float | None:
@@ -50,3 +61,49 @@ def seconds_left(estimate: int | None, nodes: int, nodes_run: int, seconds_run: 
     if estimate is None or nodes_run <= 0 or seconds_run <= 0:
         return None
     return max(0, estimate - nodes) * seconds_run / nodes_run
+
+
+class BoundTrend:
+    """The certified bound against the nodes done, sampled after nodes
+    (:meth:`observe`), and its projection to a target (:meth:`nodes_to`).
+    ``samples`` are (nodes, bound) pairs with rising node counts; a
+    checkpoint keeps them, so a resumed tree goes on with its trend."""
+
+    def __init__(self, samples=()):
+        self.samples = [(int(n), float(b)) for n, b in samples]
+
+    def observe(self, nodes: int, bound) -> None:
+        """The bound after ``nodes`` nodes (ignored when not finite)."""
+        if bound is None or not math.isfinite(bound):
+            return
+        if self.samples and nodes <= self.samples[-1][0]:
+            if nodes == self.samples[-1][0]:
+                self.samples[-1] = (int(nodes), float(bound))
+            return
+        self.samples.append((int(nodes), float(bound)))
+        if len(self.samples) > MAX_SAMPLES:
+            self.samples = self.samples[:-1:2] + self.samples[-1:]
+
+    def slope(self) -> float | None:
+        """The bound's rise per node over the window, None before it spans
+        ``MIN_WINDOW`` nodes."""
+        if len(self.samples) < 2:
+            return None
+        n_last, b_last = self.samples[-1]
+        span = n_last - self.samples[0][0]
+        if span < MIN_WINDOW:
+            return None
+        start = n_last - max(MIN_WINDOW, span / 2)
+        n0, b0 = next((n, b) for n, b in reversed(self.samples) if n <= start)
+        return (b_last - b0) / (n_last - n0)
+
+    def nodes_to(self, target) -> int | None:
+        """Nodes until the bound reaches ``target`` at the window's pace
+        (0 when it is there; None without a rise to project)."""
+        rate = self.slope()
+        if rate is None or target is None or not math.isfinite(target):
+            return None
+        left = target - self.samples[-1][1]
+        if left <= 0:
+            return 0
+        return None if rate <= 0 else int(math.ceil(left / rate))

@@ -19,7 +19,8 @@ from mipagg.errors import ParameterError
 from mipagg.exact.bp import branch_and_price, branching_pair
 from mipagg.exact.branching import MostFractional, StrongBranching, make_branching
 from mipagg.exact.master import MasterProblem, squared_distances
-from mipagg.exact.treestats import finished_weight, gap_closed, seconds_left, tree_estimate
+from mipagg.exact.treestats import (BoundTrend, MAX_SAMPLES, MIN_WINDOW, finished_weight,
+                                    gap_closed, seconds_left, tree_estimate)
 from mipagg.progress import format_duration
 
 from _strategies import tiny_instances
@@ -43,6 +44,7 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     assert r.lower_bound == pytest.approx(opt, abs=1e-7)
     assert r.branching == rule.split(":")[0]
     assert r.tree_estimate == r.nodes and r.tree_seconds_left is None
+    assert r.bound_trend_nodes is None and r.bound_trend_seconds_left is None
     if rule.startswith("fractional"):
         assert r.strong_evaluations == 0
 
@@ -182,13 +184,43 @@ def test_tree_statistics():
         None, "42 s", "2.5 min", "3 h", "162 d"]
 
 
+def test_bound_trend_projects_the_recent_half():
+    """The trend's slope is the bound's rise over the last half of the nodes
+    seen (at least MIN_WINDOW): a bound that rose fast early and slowly late
+    is projected at the late pace."""
+    t = BoundTrend()
+    assert t.nodes_to(1.0) is None
+    for n in range(0, 5):
+        t.observe(n, float(n))
+    assert t.slope() is None                            # fewer than MIN_WINDOW nodes
+    t = BoundTrend()
+    for n in range(0, 101):                             # 1 per node, then 0.01 per node
+        t.observe(n, n if n <= 40 else 40 + 0.01 * (n - 40))
+    assert t.slope() == pytest.approx(0.01)
+    assert t.nodes_to(40.6 + 1.0) == 100                # 1.0 above the last bound
+    assert t.nodes_to(40.0) == 0
+    t.observe(100, 41.0)                                # the same node: the sample is replaced
+    t.observe(99, 50.0)                                 # an older node count: ignored
+    assert t.samples[-1] == (100, 41.0) and len(t.samples) == 101
+    t.observe(101, float("nan"))
+    flat = BoundTrend([(0, 5.0), (MIN_WINDOW, 5.0)])
+    assert flat.slope() == 0.0 and flat.nodes_to(6.0) is None   # no rise: no projection
+    long = BoundTrend()
+    for n in range(3 * MAX_SAMPLES):
+        long.observe(n, 0.5 * n)
+    assert len(long.samples) <= MAX_SAMPLES + 1 and long.samples[0] == (0, 0.0)
+    assert long.samples[-1] == (3 * MAX_SAMPLES - 1, 0.5 * (3 * MAX_SAMPLES - 1))
+    assert long.slope() == pytest.approx(0.5)
+
+
 def test_json_records_the_proof(capsys):
     code = main(["run", str(COMPANIES), "-k", "3", "--columns", "surface,employees",
                  "--method", "bp", "--branching", "strong", "--json", "--quiet"])
     s = json.loads(capsys.readouterr().out)
     assert code == 0 and s["status"] == "optimal"
     for key in ("root_lp_bound", "root_cut_bound", "cuts", "nodes", "fixed_pairs",
-                "node_fixed_pairs", "gap_closed", "tree_estimate", "time_root", "time_cuts",
+                "node_fixed_pairs", "gap_closed", "tree_estimate", "bound_trend_nodes",
+                "time_root", "time_cuts",
                 "time_tree", "time_fixing", "time_branching"):
         assert key in s, key
     assert s["branching"] == "strong" and s["gap_closed"] in (None, 1.0)

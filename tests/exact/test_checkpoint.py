@@ -68,6 +68,12 @@ def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
     assert a.lower_bound <= b.lower_bound <= c.lower_bound    # the bound never falls
     assert c.sse == pytest.approx(opt, abs=1e-7) and whole.sse == pytest.approx(opt, abs=1e-7)
     assert c.lower_bound == pytest.approx(opt, abs=1e-7)
+    trends = []
+    for name in ("a.npz", "b.npz"):      # the bound trend goes on across the resume
+        with np.load(tmp_path / name, allow_pickle=False) as z:
+            trends.append(json.loads(str(z["meta"]))["bound_trend"])
+    assert trends[0] and trends[1][:len(trends[0])] == trends[0]
+    assert trends[0][-1][0] == 15 and trends[1][-1][0] == 40
 
 
 def test_a_resumed_tree_keeps_its_node_closing_counts(tree24, tmp_path):
@@ -259,6 +265,9 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     assert s["tree_estimate"] > r.nodes
     assert s["nodes_per_second"] > 0 and r.tree_seconds_left > 0
     assert s["seconds_left"] == pytest.approx((r.tree_estimate - r.nodes) / s["nodes_per_second"])
+    assert r.bound_trend_nodes is not None and s["bound_trend_nodes"] == r.bound_trend_nodes
+    assert s["bound_trend_seconds_left"] == pytest.approx(r.bound_trend_nodes
+                                                          / s["nodes_per_second"])
     assert (s["cuts"], s["columns"], s["fixed_pairs"]) == (r.cuts, r.columns, r.fixed_pairs)
     assert sum(s["cuts_by_rows"].values()) == r.cuts
     assert s["options"]["node_limit"] == 20 and "time_limit" not in s["options"]
@@ -266,6 +275,7 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     text = capsys.readouterr().out
     assert f"gap {r.gap:.4f} %" in text and f"open {r.open_nodes:,}" in text
     assert "more at the pace of the run that wrote it" in text
+    assert f"{r.bound_trend_nodes:,} more nodes to the cutoff at the bound's recent pace" in text
     assert main(["tree", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
