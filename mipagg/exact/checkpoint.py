@@ -239,7 +239,9 @@ def summary(ckpt: Checkpoint) -> dict:
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
     pairs, and the options of the run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
-    second) and the time the estimate leaves at that pace.  Listed nodes whose
+    second) and the time the estimate leaves at that pace, and from those
+    written since 2026-11-29 the nodes (and time) to the cutoff at the bound's
+    recent pace (:class:`~mipagg.exact.treestats.BoundTrend`).  Listed nodes whose
     bound is at or above the incumbent's cutoff (its SSE less the relative
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
     not open."""
