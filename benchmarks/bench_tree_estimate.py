@@ -8,8 +8,8 @@
 
 Instances: :func:`mipagg.generators.lognormal` (p = 6 columns), k = 3, solved
 by the tree alone (cuts, gap closing, pool MIP, dive, neighbourhood search and
-pair fixing off; most-fractional branching; one thread), so that trees of
-hundreds to thousands of nodes finish in about a minute.  After every node
+pair fixing off; most-fractional branching; one thread): trees of tens to
+hundreds of nodes, a few seconds each.  After every node
 the run records the tree-weight estimate (total nodes) and the bound trend's
 (nodes done + nodes to the cutoff at the bound's recent pace).  For each
 finished tree of N nodes, at 10, 25, 50, 75 and 90 % of N, each estimate is
