@@ -13,8 +13,7 @@ hundreds of nodes, a few seconds each.  After every node
 the run records the tree-weight estimate (total nodes) and the bound trend's
 (nodes done + nodes to the cutoff at the bound's recent pace).  For each
 finished tree of N nodes, at 10, 25, 50, 75 and 90 % of N, each estimate is
-divided by N: 1 is exact; "–" means no estimate yet (or no node reported
-past that fraction: nodes closed without branching report nothing).
+divided by N: 1 is exact; "–" means no estimate yet.
 Printed: per tree and fraction the two ratios, then per fraction the
 geometric mean of the ratios and how many of them are within a factor of 2.
 
@@ -57,8 +56,8 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 class _Recorder(BranchAndPrice):
     """The tree with (nodes, weight estimate, trend estimate) after every node."""
 
-    def report_progress(self) -> None:
-        super().report_progress()
+    def observe_bound(self) -> None:
+        super().observe_bound()
         depths = self.open_depths()
         weight = None if depths is None else tree_estimate(self.nodes, depths)
         by_bound = self.trend.nodes_to(self.cutoff())

@@ -822,7 +822,7 @@ class BranchAndPrice(ColumnGeneration):
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
             self.process(node)
-            self.trend.observe(self.nodes, self.global_bound())  # nodes that report no line too
+            self.observe_bound()
             self.reclose_root()
             if self.checkpoint_due():
                 self.save_checkpoint()
@@ -998,13 +998,10 @@ class BranchAndPrice(ColumnGeneration):
         bounds, fixed pairs, share of the root gap closed, the tree-size
         estimate and the time it leaves at this run's pace
         (:mod:`mipagg.exact.treestats`), and the nodes and time to the
-        cutoff at the bound's recent pace (:class:`~mipagg.exact.treestats.BoundTrend`,
-        fed here)."""
-        lb = self.global_bound()
-        self.trend.observe(self.nodes, lb)
+        cutoff at the bound's recent pace (:meth:`observe_bound`)."""
         if not self.progress.enabled:
             return
-        ub, fixer = self.rounder.best_sse, self.fixer
+        lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
         depths = self.open_depths()
         estimate = None if depths is None else tree_estimate(self.nodes, depths)
         by_bound = self.trend.nodes_to(self.cutoff())
@@ -1017,6 +1014,11 @@ class BranchAndPrice(ColumnGeneration):
                              left=format_duration(self.seconds_left(estimate)),
                              bound_trend=by_bound,
                              bound_left=format_duration(self.trend_seconds_left(by_bound)))
+
+    def observe_bound(self) -> None:
+        """The certified bound after this node (or batch of workers' nodes)
+        into the bound trend (:class:`~mipagg.exact.treestats.BoundTrend`)."""
+        self.trend.observe(self.nodes, self.global_bound())
 
     def pace(self) -> tuple[int, float]:
         """Nodes this run has processed in the tree and the seconds since its

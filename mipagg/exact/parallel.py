@@ -408,6 +408,7 @@ class _Coordinator:
                 self.merge(fut.result())
             tree.in_flight = [nd for nd, _ in self.pending.values()]
             if done:
+                tree.observe_bound()
                 tree.report_progress()
                 if tree.checkpoint_due():     # the tasks still out are saved as open
                     tree.save_checkpoint()
