@@ -54,14 +54,16 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 
 
 class _Recorder(BranchAndPrice):
-    """The tree with (nodes, weight estimate, trend estimate) after every node."""
+    """The tree with (nodes, weight estimate, trend estimate) after every node
+    in ``record``."""
+
+    record: list
 
     def observe_bound(self) -> None:
         super().observe_bound()
         depths = self.open_depths()
         weight = None if depths is None else tree_estimate(self.nodes, depths)
         by_bound = self.trend.nodes_to(self.cutoff())
-        self.record = getattr(self, "record", [])
         self.record.append((self.nodes, weight, None if by_bound is None
                             else self.nodes + by_bound))
 
@@ -70,8 +72,9 @@ def run_tree(n: int, seed: int, k: int) -> dict:
     X = lognormal(n, 6, seed=seed).X
     t0 = time.perf_counter()
     tree = _Recorder(X, k, BPSettings(**TREE_ONLY))
+    tree.record = []
     res = tree.run()
-    record = getattr(tree, "record", [])
+    record = tree.record
     N = res.nodes
     ratios = {}
     for f in FRACTIONS:
