@@ -689,6 +689,42 @@ def lineage(runs: list[dict], run: dict) -> list[dict]:
     return chain[::-1]
 
 
+def bp_option(run: dict, name: str):
+    """A ``--bp-option`` of a recorded run (None when not given)."""
+    return (run["parameters"].get("bp_options") or {}).get(name)
+
+
+def checkpoint_parent(path: str) -> str | None:
+    """The checkpoint resumed by the run that wrote the checkpoint ``path``
+    (relative to the repository), from its settings; None when not known."""
+    try:
+        with np.load(REPO / path, allow_pickle=False) as z:
+            return json.loads(str(z["meta"]))["settings"].get("resume")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def tree_lineage(runs: list[dict], run: dict, parent_of=checkpoint_parent):
+    """The runs behind a branch-and-price tree, oldest first, and the
+    checkpoints on its way that no recorded run wrote (a run stopped by hand
+    leaves none): a bound stage that resumed ``--bp-option resume=FILE`` goes
+    on with the tree of the run that wrote FILE (``checkpoint=FILE``), or,
+    without such a record, with the tree FILE itself resumed (``parent_of``)."""
+    chain, unrecorded = [run], []
+    resume = bp_option(run, "resume")
+    while resume is not None and resume not in unrecorded:
+        earlier = next((r for r in reversed(runs) if bp_option(r, "checkpoint") == resume), None)
+        if earlier is None:
+            unrecorded.append(resume)
+            resume = parent_of(resume)
+        elif any(earlier is r for r in chain):
+            break
+        else:
+            chain.append(earlier)
+            resume = bp_option(earlier, "resume")
+    return chain[::-1], unrecorded[::-1]
+
+
 def load_record(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -764,6 +800,11 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
                    bound_nodes=run["bound"].get("nodes"),
                    bound_budget=run["parameters"]["budget_bound"],
                    bound_run_started=run["started"], bound_command=run["command"])
+        tree, unrecorded = tree_lineage(runs, run)
+        if bp_option(run, "resume") is not None:    # a resumed tree: the runs it went through
+            row.update(tree_runs=len(tree), tree_unrecorded=len(unrecorded),
+                       tree_seconds=sum(r["bound"]["wall_seconds"] for r in tree),
+                       tree_first_command=tree[0]["command"])
         row["quick"] = row.get("quick", False) or run["parameters"]["quick"]
         row["gap"] = max(0.0, 100 * (mine["sse"] - lb) / mine["sse"])
         row["status"] = "optimal" if row["gap"] <= 1e-6 else row["bound_status"]
@@ -783,7 +824,7 @@ CSV_FIELDS = ["data", "k", "published_printed", "published_method", "published_s
               "il", "sse", "sst", "method", "lower_bound", "bound_il", "gap", "beats_published",
               "primal_seconds", "bound_seconds", "bound_nodes", "bound_budget", "status", "bound_method",
               "bound_source", "label_file", "label_sha256", "verified", "checked_by", "runs",
-              "quick"]
+              "quick", "tree_runs", "tree_unrecorded", "tree_seconds"]
 
 
 def _f(x, digits=4):
@@ -798,6 +839,15 @@ def _gap(g):
     if g <= 1e-6:
         return "0"
     return f"{g:.2f}" if g >= 0.1 else f"{g:.{1 - math.floor(math.log10(g))}f}"
+
+
+def tree_runs_text(r: dict) -> str:
+    """'12 runs, 11.0 h' or '3 runs, 9.9 h, and 2 stopped by hand': a resumed
+    tree's recorded runs with their bound stages' time, and the runs without
+    a record."""
+    n, u = r["tree_runs"], r["tree_unrecorded"]
+    return (f"{n} run{'s' if n > 1 else ''}, {r['tree_seconds'] / 3600:.1f} h"
+            + (f", and {u} stopped by hand" if u else ""))
 
 
 def _kind(kind, runs):
@@ -838,6 +888,8 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
         status = r["status"] + (" (quick run)" if r.get("quick") else "")
         if r["status"] == "optimal" and r.get("bound_nodes"):   # the proof's tree size
             status += f", {r['bound_nodes']} nodes"
+        if r.get("tree_runs"):
+            status += f" (tree: {tree_runs_text(r)})"
         bound_s = "–" if r.get("bound_seconds") is None else f"{r['bound_seconds']:.0f}"
         primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
         lines.append(
@@ -849,7 +901,12 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
               "stage; for a partition found by the bound stage, both stages; for a partition "
               "polished by `--polish`, of the polishing run, which "
               "starts from the label file of an earlier run) and of the run that found the "
-              "bound (bound stage); the machine, load and every stage are in the records.",
+              "bound (bound stage); the machine, load and every stage are in the records. "
+              "A tree resumed from checkpoints (`--bp-option resume=FILE`) says in its status "
+              "how many recorded runs it went through and their bound stages' hours in "
+              "all, and how many runs stopped by hand, which left a checkpoint but no "
+              "record and whose time is not counted (`docs/results/trees/README.md`); "
+              "*bound s* is its last run's.",
               ""]
     lines += _notes(done, data_dir)
     atomic_write_text(out / f"{stem}.md", "\n".join(lines) + "\n")
@@ -883,6 +940,9 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
                     f"`{c}`" for c in r["partition_commands"]))
             if r.get("bound_command"):
                 parts.append(f"bound `{r['bound_command']}`")
+            if r.get("tree_runs"):
+                parts[-1] += (f", the last run of a tree of {tree_runs_text(r)}; its first "
+                              f"recorded run `{r['tree_first_command']}`")
             out.append(f"* {NAMES[r['data']]} k = {r['k']}: " + "; ".join(parts))
         out.append("")
     out += ["## Replaying a bound", "",

@@ -284,6 +284,38 @@ def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_parti
     assert casc.lineage([loop], loop) == [loop]
 
 
+def test_casc_tree_lineage_follows_resumed_checkpoints_through_runs_stopped_by_hand():
+    """casc.md counts every run of a resumed tree: a bound stage with
+    resume=FILE continues the run that wrote FILE, or, when no record wrote it
+    (a run stopped by hand), the checkpoint FILE itself resumed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
+    casc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(casc)
+
+    def run(name, resume=None, checkpoint=None):
+        return {"command": name, "parameters": {"bp_options": {"resume": resume,
+                                                               "checkpoint": checkpoint}}}
+
+    first, side = run("first", checkpoint="t1"), run("side branch", "t1", "t2b")
+    second, fourth = run("second", "t1", "t2"), run("fourth", "t3", "t4")   # t3: no record
+    parents = {"t3": "t2", "t2": "t1", "t1": None}
+    runs = [first, side, second, fourth, run("no tree")]
+    assert casc.tree_lineage(runs, fourth, parents.get) == ([first, second, fourth], ["t3"])
+    assert casc.tree_lineage(runs, side, parents.get) == ([first, side], [])
+    assert casc.tree_lineage(runs, first, parents.get) == ([first], [])
+    lost = run("lost", "t9")                            # a checkpoint nobody knows
+    assert casc.tree_lineage(runs + [lost], lost, {}.get) == ([lost], ["t9"])
+    loop = run("loop", "t5", "t5")                      # never loops
+    assert casc.tree_lineage([loop], loop, parents.get) == ([loop], [])
+    looped = run("looped", "u1")
+    assert casc.tree_lineage([looped], looped, {"u1": "u1"}.get) == ([looped], ["u1"])
+    row = {"tree_runs": 3, "tree_unrecorded": 2, "tree_seconds": 15410.0}
+    assert casc.tree_runs_text(row) == "3 runs, 4.3 h, and 2 stopped by hand"
+    assert casc.tree_runs_text({**row, "tree_runs": 1, "tree_unrecorded": 0}) == "1 run, 4.3 h"
+
+
 def test_casc_table_never_prints_an_open_gap_as_zero():
     """casc.md's gap column: 0 only for a closed gap, two significant decimals
     below 0.1 % (Tarragona k = 5 at 0.0030 % printed as 0.00 before)."""
