@@ -29,7 +29,8 @@ METHOD_OPTIONS = {
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
     "--branching": ("branching", str, "bp branching rule: fractional (most fractional pair, "
                     "ties by distance)|fractional_index (ties by index)|strong|strong:N "
-                    "(strong branching on N candidate pairs, default 8)|strong_fractional[:N] "
+                    "(strong branching on N candidate pairs, default 8)|reliability[:N] (the same, "
+                    "a pair probed twice scored by its pseudocosts)|strong_fractional[:N] "
                     "(the same on the most fractional pairs only)"),
     "--cut-families": ("cut_families", lambda s: [c.strip() for c in s.split(",") if c.strip()],
                        "bp: cut families separated at the root, comma-separated: subset_row "

@@ -326,7 +326,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     branching : the branching rule (:mod:`mipagg.exact.branching`):
         "fractional" (most fractional pair, the rule "ryan_foster") or
         "strong" (strong branching on the restricted master, 8 candidates;
-        "strong:N" for N); any name of :data:`~mipagg.exact.rules.BRANCHING_RULES`.
+        "strong:N" for N), "reliability" (the same, a pair probed twice
+        scored by its pseudocosts; "reliability:N"); any name of
+        :data:`~mipagg.exact.rules.BRANCHING_RULES`.
     node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
         :mod:`mipagg.exact.nodecuts`), each followed by the node's column
         generation; 0 (the default) separates cuts at the root only.

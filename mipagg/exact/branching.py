@@ -22,9 +22,14 @@
   (Tarragona k = 3: gains of 0.87 and 0.92 SSE units against 0.002–0.04 for
   the first eight pairs at z = ½, docs/bench/casc_gap.md §21).
 
-Both are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
+* :class:`ReliabilityBranching`: strong branching that scores a pair
+  already probed ``reliable`` times by its pseudocosts, its mean gain per
+  unit of change of z_ij (Achterberg, Koch & Martin 2005), and probes the
+  others.
+
+All are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
-"ryan_foster", the default, "strong" and "strong_fractional", strong
+"ryan_foster", the default, "strong", "reliability" and "strong_fractional", strong
 branching on the most fractional pairs only; "fractional_index" is the
 default's index tie-break of before 2026-11-28); ``choose`` reads the tree's
 master, the node's allowed-column mask, the incumbent and the deadline and
@@ -41,7 +46,7 @@ import numpy as np
 from ..errors import ParameterError
 from .rules import RyanFoster, branching_rule, fractional_order, pair_branch
 
-__all__ = ["MostFractional", "StrongBranching", "StrongFractional", "candidate_pairs",
+__all__ = ["MostFractional", "ReliabilityBranching", "StrongBranching", "StrongFractional", "candidate_pairs",
            "fractional_pairs", "make_branching"]
 
 
@@ -111,17 +116,10 @@ class StrongBranching(_SelectsPair):
             for i, j in P:
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                ci, cj = set(master.columns_of(i)), set(master.columns_of(j))
-                gains = []
-                for forbid in (ci ^ cj, ci & cj):          # together child, apart child
-                    mask = base.copy()
-                    mask[list(forbid)] = False
-                    master.set_allowed(mask)
-                    value = master.probe_value(self.max_iterations, deadline)
-                    self.evaluations += 1
-                    if value is None:
-                        return best
-                    gains.append(min(max(value - parent, self.eps), cap))
+                gains = self.gains(master, solution.x, base, int(i), int(j), parent, deadline)
+                if gains is None:
+                    return best
+                gains = [min(max(g, self.eps), cap) for g in gains]
                 score = gains[0] * gains[1]
                 self.last_gains.append((int(i), int(j), *gains))
                 if score > best_score:
@@ -131,6 +129,57 @@ class StrongBranching(_SelectsPair):
             master.set_allowed(None if allowed is None else base)
             self.seconds += time.perf_counter() - t0
         return best
+
+    def gains(self, master, x, base, i: int, j: int, parent: float, deadline):
+        """The two children's LP gains over ``parent`` (together, apart) by
+        re-solving the restricted master, or None when a probe fails."""
+        ci, cj = set(master.columns_of(i)), set(master.columns_of(j))
+        gains = []
+        for forbid in (ci ^ cj, ci & cj):          # together child, apart child
+            mask = base.copy()
+            mask[list(forbid)] = False
+            master.set_allowed(mask)
+            value = master.probe_value(self.max_iterations, deadline)
+            self.evaluations += 1
+            if value is None:
+                return None
+            gains.append(value - parent)
+        return gains
+
+
+class ReliabilityBranching(StrongBranching):
+    """Reliability branching (Achterberg, Koch & Martin 2005) on Ryan–Foster
+    pairs: a candidate pair probed ``reliable`` times already is scored by
+    its pseudocosts instead of two LP re-solves.  A pair's pseudocosts are
+    its mean gains per unit of change of z_ij over its probes, at any node:
+    the together child moves z_ij by 1 − z_ij, the apart child by z_ij.
+    ``predicted`` counts the candidates scored without a probe."""
+
+    name = "reliability"
+
+    def __init__(self, candidates: int = 8, reliable: int = 2, **kwargs):
+        super().__init__(candidates, **kwargs)
+        if int(reliable) != reliable or reliable < 1:
+            raise ParameterError(f"reliability branching needs reliable >= 1, got {reliable!r}")
+        self.reliable = int(reliable)
+        self.pseudocosts: dict = {}     # (i, j) -> [Σ together/(1 − z), Σ apart/z, probes]
+        self.predicted = 0
+
+    def gains(self, master, x, base, i: int, j: int, parent: float, deadline):
+        cj = set(master.columns_of(j))
+        both = [c for c in master.columns_of(i) if c < x.size and c in cj]
+        z = float(np.clip(np.sum(x[both]), 1e-6, 1 - 1e-6))
+        entry = self.pseudocosts.get((i, j))
+        if entry is not None and entry[2] >= self.reliable:
+            self.predicted += 1
+            return [entry[0] / entry[2] * (1 - z), entry[1] / entry[2] * z]
+        gains = super().gains(master, x, base, i, j, parent, deadline)
+        if gains is not None:
+            entry = self.pseudocosts.setdefault((i, j), [0.0, 0.0, 0])
+            entry[0] += max(gains[0], 0.0) / (1 - z)
+            entry[1] += max(gains[1], 0.0) / z
+            entry[2] += 1
+        return gains
 
 
 class StrongFractional(StrongBranching):

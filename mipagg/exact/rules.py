@@ -40,6 +40,7 @@ BRANCHING_RULES = {
     "fractional_index": "mipagg.exact.rules:RyanFosterIndex",
     "strong": "mipagg.exact.branching:StrongBranching",
     "strong_fractional": "mipagg.exact.branching:StrongFractional",
+    "reliability": "mipagg.exact.branching:ReliabilityBranching",
 }
 BRANCHING_ALIASES = {"fractional": "ryan_foster"}     # the command line's name of the default
 NODE_SELECTIONS = {

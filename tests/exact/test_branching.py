@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from mipagg.cli import main
 from mipagg.errors import ParameterError
 from mipagg.exact.bp import branch_and_price, branching_pair
-from mipagg.exact.branching import MostFractional, StrongBranching, make_branching
+from mipagg.exact.branching import (MostFractional, ReliabilityBranching, StrongBranching,
+                                    fractional_pairs, make_branching)
 from mipagg.exact.master import MasterProblem, squared_distances
 from mipagg.exact.treestats import (BoundTrend, MAX_SAMPLES, MIN_WINDOW, finished_weight,
                                     gap_closed, seconds_left, tree_estimate)
@@ -34,7 +35,8 @@ COMPANIES = Path(__file__).resolve().parents[2] / "instances" / "companies.csv"
 
 @settings(max_examples=30, deadline=None)
 @given(tiny_instances(min_n=5), st.sampled_from(["strong", "strong:2", "fractional",
-                                                     "fractional_index"]),
+                                                     "fractional_index", "reliability",
+                                                     "reliability:2"]),
        st.booleans())
 def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
     X, k = inst
@@ -109,13 +111,47 @@ def test_most_fractional_equals_branching_pair_and_strong_restores_the_master():
     assert m.solve().value == pytest.approx(sol.value)
 
 
+def test_reliability_branching_scores_a_reliable_pair_by_its_pseudocosts():
+    """Reliability branching probes a pair until it has ``reliable`` probes,
+    then predicts its gains from pseudocosts (mean gain per unit change of
+    z_ij): at the same LP solution the prediction equals the probe, so it
+    picks the pair strong branching picks, with no LP re-solve."""
+    # three triangles of records, each covered by its pairs at ½ or by its triple
+    X = np.array([[0.0], [0.1], [0.2], [3.0], [3.4], [3.5], [10.0], [20.0], [30.0]])
+    m = MasterProblem(X, squared_distances(X), artificial_cost=1000.0)
+    m.add_columns([[a + i, a + j] for a in (0, 3, 6) for i, j in ((0, 1), (1, 2), (0, 2))]
+                  + [[a, a + 1, a + 2] for a in (0, 3, 6)])
+    sol = m.solve()
+    assert len(fractional_pairs(m.columns[:sol.x.size], sol.x, 9)) == 9
+    strong, rel = StrongBranching(candidates=4), ReliabilityBranching(candidates=4, reliable=1)
+    ub = sol.value + 10
+    pair = strong.select(m, sol, 9, None, ub=ub)
+    assert rel.select(m, sol, 9, None, ub=ub) == pair
+    probes, probed = rel.evaluations, rel.last_gains
+    assert probes == strong.evaluations > 0 and rel.predicted == 0
+    assert all(rel.pseudocosts[(i, j)][2] == 1 for i, j, *_ in probed)
+    assert rel.select(m, sol, 9, None, ub=ub) == pair
+    assert rel.evaluations == probes and rel.predicted == len(probed)   # no LP re-solve
+    assert np.allclose(rel.last_gains, probed, rtol=1e-9, atol=1e-12)
+    assert m.solve().value == pytest.approx(sol.value)                  # the master untouched
+    twice = ReliabilityBranching(candidates=4)                          # reliable = 2
+    twice.select(m, sol, 9, None, ub=ub)
+    twice.select(m, sol, 9, None, ub=ub)
+    assert twice.predicted == 0 and twice.evaluations == 2 * probes
+    twice.select(m, sol, 9, None, ub=ub)
+    assert twice.predicted == len(probed) and twice.evaluations == 2 * probes
+    assert make_branching("reliability:3").candidates == 3
+    with pytest.raises(ParameterError):
+        ReliabilityBranching(reliable=0)
+
+
 def test_strong_candidates_reach_far_apart_pairs_at_one_half():
     """Half the strong-branching candidates are the most fractional pairs, the
     rest those of largest D_ij·min(z, 1 − z): with six close pairs at z = ½
     listed first by index, two candidates still reach a far-apart pair at ½
     (the odd cycle of outliers of Tarragona k = 3); every candidate is
     fractional and listed once."""
-    from mipagg.exact.branching import candidate_pairs, fractional_pairs
+    from mipagg.exact.branching import candidate_pairs
 
     # records 0..5 close together, 6..8 far apart; every cluster of two at ½
     X = np.array([[0.0], [0.1], [0.2], [0.3], [0.4], [0.5], [10.0], [20.0], [30.0]])
@@ -161,7 +197,8 @@ def test_fractional_breaks_ties_at_one_half_by_distance():
     assert branching_pair(cols, np.zeros(len(cols)), 9, D=D) is None
 
 
-@pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", 3])
+@pytest.mark.parametrize("bad", ["best", "strong:0", "strong:x", "fractional:3", "reliability:0",
+                                 3])
 def test_bad_branching_is_refused(bad):
     with pytest.raises(ParameterError):
         make_branching(bad)
