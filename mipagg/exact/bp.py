@@ -113,8 +113,8 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "node_closings", "nodes_enumerated", "node_partial_closings",
             "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
             "fixed_pairs", "node_fixed_pairs",
-            "candidate_pairs", "branching", "strong_evaluations", "gap_closed", "tree_estimate",
-            "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
+            "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
+            "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
             "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint")
 
@@ -174,6 +174,7 @@ class BranchAndPriceResult:
     node_cuts: int = 0              # cuts separated at tree nodes
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
+    strong_predicted: int = 0       # candidates scored by pseudocosts (branching "reliability")
     workers: int = 1                # tasks in flight in the tree (mipagg.exact.parallel)
     neighbourhood_solves: int = 0   # sub-problems of the neighbourhood phase
     closing_bound: float | None = None  # certified by root gap closing (with_closing_bound)
@@ -1088,6 +1089,7 @@ class BranchAndPrice(ColumnGeneration):
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),
+            strong_predicted=getattr(self.branching, "predicted", 0),
             tree_estimate=estimate, tree_seconds_left=None if status == "optimal"
             else self.seconds_left(estimate), bound_trend_nodes=by_bound,
             bound_trend_seconds_left=self.trend_seconds_left(by_bound), workers=self.workers_used,

@@ -70,7 +70,7 @@ _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, add
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_fixed_pairs",
-           "node_cuts", "strong_evaluations") + tuple(f"time_{k}" for k in _SECONDS)
+           "node_cuts", "strong_evaluations", "strong_predicted") + tuple(f"time_{k}" for k in _SECONDS)
 
 
 @dataclass
@@ -180,6 +180,7 @@ def _counts(tree) -> dict:
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_cuts": tree.node_cuts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
+            "strong_predicted": getattr(tree.branching, "predicted", 0),
             **{f"time_{k}": tree.seconds[k] for k in _SECONDS}}
 
 
@@ -484,6 +485,8 @@ class _Coordinator:
         tree.node_cuts += c["node_cuts"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]
+        if hasattr(tree.branching, "predicted"):
+            tree.branching.predicted += c["strong_predicted"]
         for k in _SECONDS:
             tree.seconds[k] += c[f"time_{k}"]
         tree.max_depth = max(tree.max_depth, r.max_depth)

@@ -64,6 +64,18 @@ def test_two_workers_give_the_serial_optimum(tree24):
         assert 0 < r.seconds["branching"] < r.seconds["total"]
 
 
+def test_reliability_branching_gives_the_optimum_on_one_and_two_workers(tree24):
+    """branching=reliability: the serial optimum on 1 and 2 workers, some
+    candidates scored by pseudocosts, the workers' counts added to the run's."""
+    X, opt = tree24
+    for workers in (1, 2):
+        r = branch_and_price(X, 3, workers=workers, branching="reliability:4", **TREE_ONLY)
+        _valid(r, X, 3)
+        assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+        assert r.branching == "reliability" and r.strong_evaluations > 0
+        assert 0 < r.strong_predicted and r.summary()["strong_predicted"] == r.strong_predicted
+
+
 def test_node_gap_closing_and_fixing_in_the_workers(tree24):
     X, opt = tree24
     r = branch_and_price(X, 3, workers=2, cuts=False, close_gap=False, mip_time=0)
