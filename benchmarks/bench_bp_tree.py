@@ -16,6 +16,9 @@ option at its default, one pricing thread):
 * ``fractional-nofix``  the same without reduced-cost fixing;
 * ``strong``            strong branching on the restricted master (8 candidates), fixing on;
 * ``strong-nofix``      strong branching without fixing;
+* ``reliability``       reliability branching: strong branching that scores a pair probed
+  twice already by its pseudocosts (8 candidates);
+* ``strong:N``, ``reliability:N``  the same on N candidates;
 * ``strong-idx``        strong branching on the 8 most fractional pairs only (rule
   "strong_fractional", the candidates before 2026-11-28: among pairs at z = ½ the
   smallest indices);
@@ -28,7 +31,8 @@ option at its default, one pricing thread):
 Printed per run: status, seconds (total, tree), nodes, depth, open nodes, how
 far the tree lifted the bound above the root's bound after cuts, best SSE,
 final gap, share of the root gap closed, tree-size estimate, pairs fixed
-(root / nodes), cuts separated at nodes, strong branching LP re-solves.
+(root / nodes), cuts separated at nodes, strong branching LP re-solves and
+the candidates scored by pseudocosts instead.
 ``--node-limit`` gives every configuration the same number of nodes (the
 shared machine's load makes equal-time comparisons noisy).  ``--data`` runs
 on a CSV file instead (e.g. ../shared/data/tarragona.csv), ``--initial`` gives
@@ -60,7 +64,8 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 
 def config(name: str) -> dict:
     rule, *flags = name.split("-")
-    if rule not in ("fractional", "fractional_index", "strong") or \
+    if rule.partition(":")[0] not in ("fractional", "fractional_index", "strong",
+                                      "reliability") or \
             not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx"}:
         raise SystemExit(f"unknown configuration {name!r}")
     kw = dict(branching=rule, fixing="nofix" not in flags)
@@ -94,8 +99,9 @@ def main(argv=None):
                                                           "branching", "threads"))
     print(f"<!-- {machine()} -->")
     print("| instance | k | config | status | s | tree s | nodes | depth | open | LB − root cut LB "
-          "| UB | gap % | closed % | estimate | fixed root/nodes | node cuts | strong LPs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| UB | gap % | closed % | estimate | fixed root/nodes | node cuts | strong LPs "
+          "| predicted |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     if a.data:
         instances = [read_csv(a.data)]
     else:
@@ -120,7 +126,8 @@ def main(argv=None):
                   f"{'–' if r.gap is None else f'{r.gap:.4f}'} | "
                   f"{'–' if closed is None else f'{100 * closed:.1f}'} | "
                   f"{s['tree_estimate'] or '–'} | {r.fixed_pairs}/{r.node_fixed_pairs} | "
-                  f"{r.node_cuts} | {r.strong_evaluations} |", flush=True)
+                  f"{r.node_cuts} | {r.strong_evaluations} | {r.strong_predicted} |",
+                  flush=True)
             if a.json:
                 with open(a.json, "a") as f:
                     f.write(json.dumps({"instance": inst.name, "k": a.k, "config": cfg,
