@@ -800,8 +800,8 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
                    bound_nodes=run["bound"].get("nodes"),
                    bound_budget=run["parameters"]["budget_bound"],
                    bound_run_started=run["started"], bound_command=run["command"])
-        tree, unrecorded = tree_lineage(runs, run)
         if bp_option(run, "resume") is not None:    # a resumed tree: the runs it went through
+            tree, unrecorded = tree_lineage(runs, run)
             row.update(tree_runs=len(tree), tree_unrecorded=len(unrecorded),
                        tree_seconds=sum(r["bound"]["wall_seconds"] for r in tree),
                        tree_first_command=tree[0]["command"])

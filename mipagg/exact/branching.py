@@ -29,8 +29,8 @@
 
 All are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
-"ryan_foster", the default, "strong", "reliability" and "strong_fractional", strong
-branching on the most fractional pairs only; "fractional_index" is the
+"ryan_foster", the default, "strong", "reliability" and "strong_fractional",
+strong branching on the most fractional pairs only; "fractional_index" is the
 default's index tie-break of before 2026-11-28); ``choose`` reads the tree's
 master, the node's allowed-column mask, the incumbent and the deadline and
 calls ``select(master, solution, n, allowed, ub, deadline)``, which returns
@@ -46,8 +46,8 @@ import numpy as np
 from ..errors import ParameterError
 from .rules import RyanFoster, branching_rule, fractional_order, pair_branch
 
-__all__ = ["MostFractional", "ReliabilityBranching", "StrongBranching", "StrongFractional", "candidate_pairs",
-           "fractional_pairs", "make_branching"]
+__all__ = ["MostFractional", "ReliabilityBranching", "StrongBranching", "StrongFractional",
+           "candidate_pairs", "fractional_pairs", "make_branching"]
 
 
 def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:

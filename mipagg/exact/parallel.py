@@ -70,7 +70,8 @@ _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, add
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_fixed_pairs",
-           "node_cuts", "strong_evaluations", "strong_predicted") + tuple(f"time_{k}" for k in _SECONDS)
+           "node_cuts", "strong_evaluations", "strong_predicted") \
+    + tuple(f"time_{k}" for k in _SECONDS)
 
 
 @dataclass
