@@ -20,7 +20,7 @@ geometric mean of the ratios and how many of them are within a factor of 2.
 ``--series`` replays a tree that has not finished: a CSV of (nodes,
 lower_bound, weight_estimate) rows from its progress lines, in node order
 (``docs/results/trees/tarragona_k5_progress.csv``: the Tarragona k = 5 runs
-from checkpoint ``_8`` to ``_13b``, the bound rebuilt from the printed gap,
+from checkpoint ``_8`` to ``_13b``, ``_14b`` and ``_15``, the bound rebuilt from the printed gap,
 within about 2e-6).  Every ``--every``-th row prints both estimates (the
 trend's fed with the rows so far, cutoff ``ub`` × (1 − 1e-6)); an estimate
 below the last row's node count is *refuted*: the tree passed it unfinished.
