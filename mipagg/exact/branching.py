@@ -57,20 +57,22 @@ def fractional_pairs(columns, x, n: int, eps: float = 1e-6) -> np.ndarray:
 
 
 def candidate_pairs(columns, x, n: int, D, count: int, eps: float = 1e-6,
-                    far: bool = True) -> np.ndarray:
-    """Up to ``count`` fractional pairs (0 < z_ij < 1): the ⌈count/2⌉ most
-    fractional (:func:`fractional_pairs`), then those of largest
-    D_ij·min(z_ij, 1 − z_ij) not already listed (ties by the smaller (i, j));
-    ``D`` the squared distances.  ``far=False``: the ``count`` most fractional
-    (the candidates before 2026-11-28, kept for comparisons)."""
+                    far: bool = True, weights: bool = False):
+    """Up to ``count`` fractional pairs (0 < z_ij < 1) as an (m, 2) array: the
+    ⌈count/2⌉ most fractional (:func:`fractional_pairs`), then those of
+    largest D_ij·min(z_ij, 1 − z_ij) not already listed (ties by the smaller
+    (i, j)); ``D`` the squared distances.  ``far=False``: the ``count`` most
+    fractional (the candidates before 2026-11-28, kept for comparisons).
+    ``weights=True``: the pairs and their z_ij."""
     P, z = fractional_order(columns, x, n, eps)
     if P.shape[0] <= count or not far:
-        return P[:count]
-    first = P[:(count + 1) // 2]
-    weight = np.asarray(D[P[:, 0], P[:, 1]]).ravel() * np.minimum(z, 1.0 - z)
-    order = np.lexsort((P[:, 1], P[:, 0], -weight))
-    rest = order[order >= first.shape[0]][:count - first.shape[0]]
-    return np.concatenate([first, P[rest]])
+        keep = np.arange(min(count, P.shape[0]))
+    else:
+        first = (count + 1) // 2
+        weight = np.asarray(D[P[:, 0], P[:, 1]]).ravel() * np.minimum(z, 1.0 - z)
+        order = np.lexsort((P[:, 1], P[:, 0], -weight))
+        keep = np.concatenate([np.arange(first), order[order >= first][:count - first]])
+    return (P[keep], z[keep]) if weights else P[keep]
 
 
 class _SelectsPair:
@@ -100,8 +102,8 @@ class StrongBranching(_SelectsPair):
         self.evaluations, self.seconds = 0, 0.0
 
     def select(self, master, solution, n, allowed=None, ub=None, deadline=None):
-        P = candidate_pairs(master.columns[:solution.x.size], solution.x, n, master.D,
-                            self.candidates, far=self.far)
+        P, Z = candidate_pairs(master.columns[:solution.x.size], solution.x, n, master.D,
+                               self.candidates, far=self.far, weights=True)
         if P.shape[0] <= 1:
             return None if P.shape[0] == 0 else (int(P[0, 0]), int(P[0, 1]))
         t0 = time.perf_counter()
@@ -113,10 +115,10 @@ class StrongBranching(_SelectsPair):
         self.last_gains = []          # (i, j, together gain, apart gain) of this call
         best, best_score = (int(P[0, 0]), int(P[0, 1])), -np.inf
         try:
-            for i, j in P:
+            for (i, j), z in zip(P, Z):
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                gains = self.gains(master, solution.x, base, int(i), int(j), parent, deadline)
+                gains = self.gains(master, base, int(i), int(j), float(z), parent, deadline)
                 if gains is None:
                     return best
                 gains = [min(max(g, self.eps), cap) for g in gains]
@@ -130,9 +132,10 @@ class StrongBranching(_SelectsPair):
             self.seconds += time.perf_counter() - t0
         return best
 
-    def gains(self, master, x, base, i: int, j: int, parent: float, deadline):
-        """The two children's LP gains over ``parent`` (together, apart) by
-        re-solving the restricted master, or None when a probe fails."""
+    def gains(self, master, base, i: int, j: int, z: float, parent: float, deadline):
+        """The two children's LP gains over ``parent`` (together, apart) of
+        the pair (i, j) of weight ``z`` by re-solving the restricted master,
+        or None when a probe fails."""
         ci, cj = set(master.columns_of(i)), set(master.columns_of(j))
         gains = []
         for forbid in (ci ^ cj, ci & cj):          # together child, apart child
@@ -165,15 +168,12 @@ class ReliabilityBranching(StrongBranching):
         self.pseudocosts: dict = {}     # (i, j) -> [Σ together/(1 − z), Σ apart/z, probes]
         self.predicted = 0
 
-    def gains(self, master, x, base, i: int, j: int, parent: float, deadline):
-        cj = set(master.columns_of(j))
-        both = [c for c in master.columns_of(i) if c < x.size and c in cj]
-        z = float(np.clip(np.sum(x[both]), 1e-6, 1 - 1e-6))
+    def gains(self, master, base, i: int, j: int, z: float, parent: float, deadline):
         entry = self.pseudocosts.get((i, j))
         if entry is not None and entry[2] >= self.reliable:
             self.predicted += 1
             return [entry[0] / entry[2] * (1 - z), entry[1] / entry[2] * z]
-        gains = super().gains(master, x, base, i, j, parent, deadline)
+        gains = super().gains(master, base, i, j, z, parent, deadline)
         if gains is not None:
             entry = self.pseudocosts.setdefault((i, j), [0.0, 0.0, 0])
             entry[0] += max(gains[0], 0.0) / (1 - z)

@@ -168,6 +168,12 @@ def test_strong_candidates_reach_far_apart_pairs_at_one_half():
     assert four[2:].tolist() == [[6, 8], [6, 7]]             # ties by the smaller pair
     assert candidate_pairs(cols, x, 9, D, 50).tolist() == every.tolist()
     assert candidate_pairs(cols, x, 9, D, 4, far=False).tolist() == every[:4].tolist()
+    y = np.linspace(0.1, 0.9, len(cols))          # each pair's weight z_ij from weights=True
+    for count, far in ((3, True), (50, True), (3, False)):
+        P, z = candidate_pairs(cols, y, 9, D, count, far=far, weights=True)
+        assert P.tolist() == candidate_pairs(cols, y, 9, D, count, far=far).tolist()
+        assert z.tolist() == pytest.approx([sum(y[c] for c, C in enumerate(cols)
+                                                if i in C and j in C) for i, j in P])
     old = make_branching("strong_fractional:4")
     assert isinstance(old, StrongBranching) and (old.candidates, old.far) == (4, False)
 
