@@ -81,6 +81,9 @@ def _lines(s: dict) -> list[str]:
          f"{s['node_closings_too_large']} with too many clusters")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
                f"{s['node_closing_incumbents']} found a better partition{failed})")
+    if s.get("pseudocost_pairs"):
+        out.append(f"reliability branching's pseudocosts: {s['pseudocost_pairs']:,} pairs, "
+                   f"{s['pseudocost_probes']:,} probes")
     if s.get("gap_by_group"):
         out += _share_lines(s["gap_by_group"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"

@@ -25,7 +25,7 @@
 * :class:`ReliabilityBranching`: strong branching that scores a pair
   already probed ``reliable`` times by its pseudocosts, its mean gain per
   unit of change of z_ij (Achterberg, Koch & Martin 2005), and probes the
-  others.
+  others; its table goes from worker to worker and into checkpoints.
 
 All are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
@@ -156,7 +156,13 @@ class ReliabilityBranching(StrongBranching):
     its pseudocosts instead of two LP re-solves.  A pair's pseudocosts are
     its mean gains per unit of change of z_ij over its probes, at any node:
     the together child moves z_ij by 1 − z_ij, the apart child by z_ij.
-    ``predicted`` counts the candidates scored without a probe."""
+    ``predicted`` counts the candidates scored without a probe.
+
+    A probe is an *observation* (i, j, together gain per unit, apart gain per
+    unit): the parallel tree hands a worker's new ones (:meth:`take_fresh`)
+    to the other workers (:meth:`observe`), and a checkpoint keeps the table
+    (:meth:`state`, :meth:`adopt`), so workers and resumed runs start from
+    every probe made before."""
 
     name = "reliability"
 
@@ -166,6 +172,7 @@ class ReliabilityBranching(StrongBranching):
             raise ParameterError(f"reliability branching needs reliable >= 1, got {reliable!r}")
         self.reliable = int(reliable)
         self.pseudocosts: dict = {}     # (i, j) -> [Σ together/(1 − z), Σ apart/z, probes]
+        self.fresh: list = []           # this rule's own observations not yet taken
         self.predicted = 0
 
     def gains(self, master, base, i: int, j: int, z: float, parent: float, deadline):
@@ -175,11 +182,39 @@ class ReliabilityBranching(StrongBranching):
             return [entry[0] / entry[2] * (1 - z), entry[1] / entry[2] * z]
         gains = super().gains(master, base, i, j, z, parent, deadline)
         if gains is not None:
-            entry = self.pseudocosts.setdefault((i, j), [0.0, 0.0, 0])
-            entry[0] += max(gains[0], 0.0) / (1 - z)
-            entry[1] += max(gains[1], 0.0) / z
-            entry[2] += 1
+            seen = (i, j, max(gains[0], 0.0) / (1 - z), max(gains[1], 0.0) / z)
+            self.observe([seen])
+            self.fresh.append(seen)
         return gains
+
+    def observe(self, observations) -> None:
+        """Add observations (i, j, together per unit, apart per unit)."""
+        for i, j, together, apart in observations:
+            entry = self.pseudocosts.setdefault((int(i), int(j)), [0.0, 0.0, 0])
+            entry[0] += together
+            entry[1] += apart
+            entry[2] += 1
+
+    def take_fresh(self) -> list:
+        """This rule's own observations since the last call."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def state(self) -> tuple:
+        """The table as arrays: pairs (m, 2), gain sums (m, 2), probes (m,)."""
+        keys = sorted(self.pseudocosts)
+        rows = [self.pseudocosts[key] for key in keys]
+        return (np.array(keys, dtype=np.int64).reshape(-1, 2),
+                np.array([r[:2] for r in rows], dtype=float).reshape(-1, 2),
+                np.array([r[2] for r in rows], dtype=np.int64))
+
+    def adopt(self, state) -> None:
+        """Add a table of :meth:`state` to this one."""
+        for (i, j), (together, apart), probes in zip(*state):
+            entry = self.pseudocosts.setdefault((int(i), int(j)), [0.0, 0.0, 0])
+            entry[0] += float(together)
+            entry[1] += float(apart)
+            entry[2] += int(probes)
 
 
 class StrongFractional(StrongBranching):

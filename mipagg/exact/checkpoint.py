@@ -4,10 +4,11 @@ a proof on the CASC files needs more than one session).
 
 A checkpoint holds what the tree needs to go on: the open nodes (bound,
 depth, together and apart pairs), the column pool, the cuts, the root's pair
-fixing, the incumbent's labels, the root's bounds and the counts so far.  It
-is a NumPy ``.npz`` file of plain arrays plus one JSON string (read with
-``allow_pickle=False``: loading runs no code), written to a temporary file
-and renamed, so a run killed while writing leaves the previous checkpoint.
+fixing, the incumbent's labels, the root's bounds, the counts so far and
+the pseudocosts of reliability branching.  It is a NumPy ``.npz`` file of
+plain arrays plus one JSON string (read with ``allow_pickle=False``: loading
+runs no code), written to a temporary file and renamed, so a run killed
+while writing leaves the previous checkpoint.
 It holds record indices only, never data, and a fingerprint of the
 standardized data and k that :func:`restore` checks.
 
@@ -49,6 +50,7 @@ FORMAT = 1
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
            "dive_steps", "neighbourhood_solves")
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
+_PSEUDOCOSTS = ("pc_pairs", "pc_sums", "pc_probes")       # absent before 2026-11-29
 _UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
 
 
@@ -67,7 +69,9 @@ class Checkpoint:
     of the run that wrote it), the root's ``root_stop`` (its certified
     bound and duals), the incumbent's ``labels``, ``columns``,
     ``cuts`` (:class:`~mipagg.exact.cuts.Rank1Cut`), the open ``nodes``
-    and the root fixing (``fixed`` mask, pair bounds and their L, or None)."""
+    and the root fixing (``fixed`` mask, pair bounds and their L, or None);
+    ``pseudocosts``: reliability branching's table
+    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`) or None."""
 
     meta: dict
     root_stop: StopState
@@ -77,6 +81,7 @@ class Checkpoint:
     nodes: list
     fixed: np.ndarray | None
     fix_bounds: np.ndarray | None
+    pseudocosts: tuple | None = None
 
     @property
     def lower_bound(self) -> float | None:
@@ -158,6 +163,8 @@ def save(tree, path) -> Path:
     for name in ("duals", "cut_duals"):
         if getattr(stop, name) is not None:
             arrays[f"root_{name}"] = np.asarray(getattr(stop, name), dtype=float)
+    if hasattr(tree.branching, "state"):
+        arrays.update(zip(_PSEUDOCOSTS, tree.branching.state()))
     if fixer is not None:
         arrays["fixed"] = fixer.fixed
         if root_fix is not None:
@@ -171,6 +178,18 @@ def save(tree, path) -> Path:
 
 def _pairs(flat) -> tuple:
     return tuple((int(a), int(b)) for a, b in np.asarray(flat).reshape(-1, 2))
+
+
+def _pseudocosts(a: dict) -> tuple | None:
+    """The pseudocost arrays of a loaded archive (None when it has none)."""
+    if _PSEUDOCOSTS[0] not in a:
+        return None
+    pairs, sums, probes = (a[name] for name in _PSEUDOCOSTS)
+    m = probes.shape[0] if probes.ndim == 1 else -1
+    if pairs.shape != (m, 2) or sums.shape != (m, 2):
+        raise ValueError(f"pseudocost arrays of shapes {pairs.shape}, {sums.shape}, "
+                         f"{probes.shape}")
+    return pairs, sums, probes
 
 
 def load(path) -> Checkpoint:
@@ -205,7 +224,7 @@ def load(path) -> Checkpoint:
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
         return Checkpoint(meta, root_stop, a["labels"], _unragged(a["col_flat"], a["col_ptr"]), cuts,
-                          nodes, a.get("fixed"), a.get("fix_bounds"))
+                          nodes, a.get("fixed"), a.get("fix_bounds"), _pseudocosts(a))
     except (KeyError, ValueError, IndexError) as exc:
         raise DataError(f"checkpoint {str(path)!r} is damaged ({exc})") from None
 
@@ -244,7 +263,8 @@ def summary(ckpt: Checkpoint) -> dict:
     recent pace (:class:`~mipagg.exact.treestats.BoundTrend`).  Listed nodes whose
     bound is at or above the incumbent's cutoff (its SSE less the relative
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
-    not open."""
+    not open.  ``pseudocost_pairs``/``pseudocost_probes``: reliability
+    branching's table, from checkpoints written since 2026-11-29."""
     from .bounds import gap, node_cutoff
     from .treestats import gap_closed, seconds_left, tree_estimate
 
@@ -288,7 +308,10 @@ def summary(ckpt: Checkpoint) -> dict:
         "node_partial_closings": meta["closer"].get("partial", 0),
         "node_closing_incumbents": meta["closer"].get("better", 0),
         "node_closings_timed_out": meta["closer"].get("timed_out"),
-        "node_closings_too_large": meta["closer"].get("too_large")}
+        "node_closings_too_large": meta["closer"].get("too_large"),
+        "pseudocost_pairs": None if ckpt.pseudocosts is None else int(ckpt.pseudocosts[2].size),
+        "pseudocost_probes": None if ckpt.pseudocosts is None
+        else int(ckpt.pseudocosts[2].sum())}
 
 
 def restore(tree, ckpt: Checkpoint) -> None:
@@ -320,6 +343,8 @@ def restore(tree, ckpt: Checkpoint) -> None:
     # older checkpoints do not split their failed closings by cause
     tree.closer.timed_out, tree.closer.too_large = (int(c.get(f, 0)) for f in ("timed_out",
                                                                                "too_large"))
+    if ckpt.pseudocosts is not None and hasattr(tree.branching, "adopt"):
+        tree.branching.adopt(ckpt.pseudocosts)
     tree.resumed_nodes = tree.nodes
     for nd in ckpt.nodes:
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))

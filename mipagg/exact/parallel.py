@@ -18,7 +18,10 @@ local processes (:class:`ProcessBackend`) and a Dask cluster
 A worker rebuilds the run once (cached per process and thread,
 :func:`run_task`) from a :class:`Snapshot`: the data and the settings, the
 root's column pool and cuts, the root's pair fixing and node gap-closing
-threshold; its own pool then grows with the nodes it solves.
+threshold, and reliability branching's pseudocosts; its own pool then grows
+with the nodes it solves.  The columns and the strong-branching probes
+(pseudocost observations) each worker finds reach the others with their
+next tasks.
 
 The proven optimum does not depend on the schedule (the same SSE whatever
 the number of workers; the tree's size and, among equal optima, the
@@ -65,6 +68,7 @@ SUBTREE_NODES = 8       # nodes a task may solve (fewer under a node limit)
 GRACE_SECONDS = 30.0    # past the deadline, tasks still out are given up (their nodes stay open)
 POLL_SECONDS = 1.0      # the coordinator wakes at least this often
 HINTS = True            # send each node its parent's LP support columns
+SHARE_PROBES = True     # send each worker the others' pseudocost observations
 
 _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, added to the run's
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
@@ -80,7 +84,9 @@ class Snapshot:
     the data, the worker's settings (no node limit, one worker), the incumbent's
     labels, the root's columns and cuts, the root's pair fixing
     (:meth:`~mipagg.exact.fixing.PairFixing.state`), the node gap-closing
-    threshold and the root bounds.  ``token`` names the run."""
+    threshold, the root bounds and the branching rule's pseudocost table
+    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`, or None).
+    ``token`` names the run."""
 
     token: str
     cls: type
@@ -94,6 +100,7 @@ class Snapshot:
     closer: object
     root_bound: float
     root_lp_bound: float | None
+    pseudocosts: tuple | None = None
 
 
 @dataclass
@@ -104,7 +111,11 @@ class SubtreeTask:
     of the node's parent's last master solution (added to the worker's pool,
     so the node starts where its parent ended whichever worker solved that);
     ``columns``: the columns other workers found since this worker's last
-    task (the pools stay close to the serial tree's one pool)."""
+    task (the pools stay close to the serial tree's one pool);
+    ``observations``: likewise the pseudocost observations of the others'
+    probes (reliability branching), as (worker, log index, observation): the
+    worker that takes the task may not be the one guessed, so it drops its
+    own and those it has had (an observation counts once)."""
 
     bound: float
     depth: int
@@ -116,6 +127,7 @@ class SubtreeTask:
     max_nodes: int
     hints: list = field(default_factory=list)
     columns: list = field(default_factory=list)
+    observations: list = field(default_factory=list)
 
 
 @dataclass
@@ -124,8 +136,8 @@ class SubtreeResult:
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
-    which worker (process and thread) it is and the least bound of the nodes
-    it cut off."""
+    which worker (process and thread) it is, the least bound of the nodes
+    it cut off and its own pseudocost observations (reliability branching)."""
 
     open: list
     sse: float | None
@@ -137,6 +149,7 @@ class SubtreeResult:
     columns: list = field(default_factory=list)
     worker: str = ""
     pruned: float = np.inf          # least bound of the nodes it cut off
+    observations: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the worker side
@@ -156,15 +169,19 @@ def snapshot(tree) -> Snapshot:
     return Snapshot(uuid.uuid4().hex, type(tree), tree.X, tree.k, worker,
                     tree.rounder.best.labels.copy(), list(tree.master.columns),
                     list(tree.master.cuts), None if tree.fixer is None else tree.fixer.state(),
-                    copy.copy(tree.closer), tree.root_bound, tree.root_lp_bound)
+                    copy.copy(tree.closer), tree.root_bound, tree.root_lp_bound,
+                    tree.branching.state() if hasattr(tree.branching, "state") else None)
 
 
 def build_worker(snap: Snapshot):
     """A tree of ``snap.cls`` holding the snapshot's state: its own
     master (the root's columns and cuts), incumbent, pair fixing and node
-    gap-closing threshold."""
+    gap-closing threshold and pseudocosts."""
     tree = snap.cls(snap.X, snap.k, snap.settings, initial=snap.labels)
     tree.adopt_root(snap.columns, snap.cuts, snap.fixing)
+    if snap.pseudocosts is not None and hasattr(tree.branching, "adopt"):
+        tree.branching.adopt(snap.pseudocosts)
+    tree.heard = set()          # the log indices of the observations it has had
     tree.closer = copy.deepcopy(snap.closer)
     tree.closer.restart()
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
@@ -200,6 +217,13 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     before = _counts(tree)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
     tree.master.add_columns(task.columns + task.hints)
+    me = f"{os.getpid()}:{threading.get_ident()}"
+    learns = hasattr(tree.branching, "take_fresh")
+    if learns:
+        new = {g: o for origin, g, o in task.observations
+               if origin != me and g not in tree.heard}
+        tree.branching.observe(new.values())
+        tree.heard.update(g for _, g, _ in task.observations)
     pool = len(tree.master.columns)
     hints = {0: task.hints}
     solved = 0
@@ -224,7 +248,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
                          tree.tree_status == "time_limit", time.perf_counter() - t0,
                          list(tree.master.columns[pool:]),
-                         f"{os.getpid()}:{threading.get_ident()}", tree.pruned_bound)
+                         me, tree.pruned_bound,
+                         tree.branching.take_fresh() if learns else [])
 
 
 def _support(master, solution) -> list:
@@ -394,7 +419,8 @@ class _Coordinator:
         self.pending: dict = {}         # future -> (node, node budget)
         self.hints: dict = {}           # open node's ident -> its hint columns
         self.log: list = []             # (worker, column) of every column the workers found
-        self.synced: dict = {}          # worker -> how much of the log it has seen
+        self.probes: list = []          # (worker, observation) of every pseudocost observation
+        self.synced: dict = {}          # worker -> how much of each log it has seen
         self.idle: list = []            # workers that returned, oldest first
         self.busy = 0.0
 
@@ -443,22 +469,28 @@ class _Coordinator:
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
                                budget, self.hints.pop(node.ident, []) if HINTS else [],
-                               self.news())
+                               *self.news())
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
 
-    def news(self) -> list:
-        """The columns for the next task: those found by others since the
-        worker most likely to take it (the one idle longest) last heard."""
+    def news(self) -> tuple:
+        """The columns and pseudocost observations for the next task: those
+        found by others since the worker most likely to take it (the one idle
+        longest) last heard."""
         if not self.idle:
-            return []
+            return [], []
         w = self.idle.pop(0)
-        start, self.synced[w] = self.synced.get(w, 0), len(self.log)
-        return [c for origin, c in self.log[start:] if origin != w]
+        (col, obs), self.synced[w] = self.synced.get(w, (0, 0)), (len(self.log), len(self.probes))
+        return ([c for origin, c in self.log[col:] if origin != w],
+                [(origin, g, o) for g, (origin, o) in enumerate(self.probes[obs:], obs)
+                 if origin != w and SHARE_PROBES])
 
     def merge(self, r: SubtreeResult) -> None:
         tree = self.tree
         self.log.extend((r.worker, c) for c in r.columns)
+        self.probes.extend((r.worker, o) for o in r.observations)
+        if hasattr(tree.branching, "observe"):      # the table a checkpoint keeps
+            tree.branching.observe(r.observations)
         if r.worker in self.idle:
             self.idle.remove(r.worker)
         self.idle.append(r.worker)

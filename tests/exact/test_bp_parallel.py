@@ -170,6 +170,44 @@ def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
     assert again.counts["nodes"] == 5
 
 
+def test_workers_share_reliability_pseudocosts_and_count_each_probe_once(tree24, tmp_path):
+    """The coordinator's pseudocost table (kept by the checkpoint) holds each
+    probe of every process once: two LP re-solves per observation; a worker
+    adds another worker's observation once however often it is sent, and
+    never its own again."""
+    import os
+    import threading
+
+    from mipagg.exact import checkpoint
+    from mipagg.exact.bp import BranchAndPrice
+
+    X, opt = tree24
+    r = branch_and_price(X, 3, workers=2, branching="reliability:4",
+                         checkpoint=tmp_path / "w.npz", **TREE_ONLY)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    pairs, sums, probes = checkpoint.load(tmp_path / "w.npz").pseudocosts
+    assert probes.sum() * 2 == r.strong_evaluations > 0 and pairs.shape == (probes.size, 2)
+    assert (sums >= 0).all() and (pairs[:, 0] < pairs[:, 1]).all()
+
+    tree = BranchAndPrice(X, 3, BPSettings(**TREE_ONLY, node_limit=1,
+                                           branching="reliability:4"))
+    tree.run()
+    worker = parallel.build_worker(parallel.snapshot(tree))
+    me, seen = f"{os.getpid()}:{threading.get_ident()}", (0, 1, 0.5, 0.25)
+    before = list(worker.branching.pseudocosts.get((0, 1), [0.0, 0.0, 0]))
+    task = parallel.SubtreeTask(tree.root_bound, 0, (), (), tree.rounder.best_sse,
+                                tree.rounder.best.labels, None, 2,
+                                observations=[("other", 0, seen), ("other", 0, seen),
+                                              (me, 1, seen)])
+    out = parallel.solve_subtree(worker, task)
+    again = parallel.solve_subtree(worker, task)             # sent once more: not added
+    own = [o for o in out.observations + again.observations if o[:2] == (0, 1)]
+    entry = worker.branching.pseudocosts[(0, 1)]
+    assert entry[2] == before[2] + 1 + len(own)
+    assert entry[0] == pytest.approx(before[0] + 0.5 + sum(o[2] for o in own))
+    assert out.observations and all(len(o) == 4 for o in out.observations)
+
+
 @pytest.mark.parametrize("options,match", [
     (dict(workers=0), "workers"), (dict(workers=1.5), "workers"),
     (dict(workers=None), "workers"), (dict(scheduler=""), "scheduler"),

@@ -76,6 +76,36 @@ def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
     assert trends[0][-1][0] == 15 and trends[1][-1][0] == 40
 
 
+def test_a_resumed_tree_keeps_reliability_branchings_pseudocosts(tree24, tmp_path, capsys):
+    """The checkpoint holds the pseudocost table (one observation per two LP
+    re-solves), ``mipagg tree`` reports it, and a resumed run adds its probes
+    to it; a run with another rule resumes from it too."""
+    from mipagg.cli import main
+
+    X, opt = tree24
+    rel = dict(TREE_ONLY, branching="reliability:4")
+    a = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "a.npz", **rel)
+    ck = checkpoint.load(tmp_path / "a.npz")
+    pairs, sums, probes = ck.pseudocosts
+    assert probes.sum() * 2 == a.strong_evaluations > 0
+    s = checkpoint.summary(ck)
+    assert (s["pseudocost_pairs"], s["pseudocost_probes"]) == (probes.size, probes.sum())
+    assert main(["tree", str(tmp_path / "a.npz")]) == 0
+    assert f"{probes.size:,} pairs, {probes.sum():,} probes" in capsys.readouterr().out
+    b = branch_and_price(X, 3, node_limit=30, resume=tmp_path / "a.npz",
+                         checkpoint=tmp_path / "b.npz", **rel)
+    pairs_b, sums_b, probes_b = checkpoint.load(tmp_path / "b.npz").pseudocosts
+    assert probes_b.sum() * 2 == a.strong_evaluations + b.strong_evaluations
+    table = {tuple(p): (t, n) for p, t, n in zip(pairs_b.tolist(), sums_b.tolist(), probes_b)}
+    for p, t, n in zip(pairs.tolist(), sums.tolist(), probes):
+        assert table[tuple(p)][1] >= n and table[tuple(p)][0][0] >= t[0] - 1e-12
+    c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **TREE_ONLY)
+    assert c.status == "optimal" and c.sse == pytest.approx(opt, abs=1e-7)
+    assert checkpoint.load(tmp_path / "b.npz").pseudocosts is not None
+    plain = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "p.npz", **TREE_ONLY)
+    assert plain.status == "node_limit" and checkpoint.load(tmp_path / "p.npz").pseudocosts is None
+
+
 def test_a_resumed_tree_keeps_its_node_closing_counts(tree24, tmp_path):
     """Partial node closings only (``node_close_max_columns`` 0): the counts
     of the checkpointed tree go on in the resumed one."""
@@ -155,6 +185,11 @@ def test_bad_checkpoints_are_refused_before_any_work(tree24, tmp_path):
     np.savez(tmp_path / "future.npz", **arrays)
     with pytest.raises(DataError, match="format 99"):
         branch_and_price(X, 3, resume=tmp_path / "future.npz", **TREE_ONLY)
+    arrays.update(meta=np.array(json.dumps(meta)), pc_pairs=np.zeros((2, 2), np.int64),
+                  pc_sums=np.zeros((3, 2)), pc_probes=np.ones(2, np.int64))
+    np.savez(tmp_path / "torn.npz", **arrays)
+    with pytest.raises(DataError, match="damaged.*pseudocost"):
+        branch_and_price(X, 3, resume=tmp_path / "torn.npz", **TREE_ONLY)
     before = path.read_bytes()
     with pytest.raises(OutputError, match="input file"):      # never overwrite the input
         branch_and_price(X, 3, resume=path, checkpoint=path, **TREE_ONLY)
