@@ -28,7 +28,6 @@ only, 8 nodes per run (checks the script, measures nothing).
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import tempfile
@@ -45,19 +44,12 @@ from _env import machine  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import checkpoint, parallel  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.settings import BPSettings, parse_options  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 QUICK_TREE = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
-
-
-def option(text: str):
-    key, _, value = text.partition("=")
-    try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
 
 
 def strip_table(src: Path, dst: Path) -> None:
@@ -96,7 +88,7 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--rule", default="reliability:4")
     ap.add_argument("--arms", default="share,alone,warm,cold")
-    ap.add_argument("--bp-option", action="append", default=[], type=option)
+    ap.add_argument("--bp-option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--json", help="append one JSON record per run to this file")
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args(argv)
@@ -108,7 +100,9 @@ def main(argv=None):
     if {"warm", "cold"} & set(order) and ("share" not in order or min(
             order.index(x) for x in ("warm", "cold") if x in order) < order.index("share")):
         ap.error("--arms: warm and cold resume share's checkpoint, so share comes first")
-    options = dict(workers=a.workers, branching=a.rule, threads=1, **dict(a.bp_option))
+    options = dict(workers=a.workers, branching=a.rule, threads=1) | parse_options(
+        a.bp_option, BPSettings, flag="--bp-option",
+        reserved=("workers", "branching", "resume", "checkpoint", "node_limit"))
     with tempfile.TemporaryDirectory(prefix="bench_pseudocosts_") as tmp:
         measure(a, options, Path(tmp))
 
