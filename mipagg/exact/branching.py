@@ -187,13 +187,16 @@ class ReliabilityBranching(StrongBranching):
             self.fresh.append(seen)
         return gains
 
+    def _add(self, i, j, together, apart, probes: int) -> None:
+        entry = self.pseudocosts.setdefault((int(i), int(j)), [0.0, 0.0, 0])
+        entry[0] += float(together)
+        entry[1] += float(apart)
+        entry[2] += int(probes)
+
     def observe(self, observations) -> None:
         """Add observations (i, j, together per unit, apart per unit)."""
         for i, j, together, apart in observations:
-            entry = self.pseudocosts.setdefault((int(i), int(j)), [0.0, 0.0, 0])
-            entry[0] += together
-            entry[1] += apart
-            entry[2] += 1
+            self._add(i, j, together, apart, 1)
 
     def take_fresh(self) -> list:
         """This rule's own observations since the last call."""
@@ -211,10 +214,7 @@ class ReliabilityBranching(StrongBranching):
     def adopt(self, state) -> None:
         """Add a table of :meth:`state` to this one."""
         for (i, j), (together, apart), probes in zip(*state):
-            entry = self.pseudocosts.setdefault((int(i), int(j)), [0.0, 0.0, 0])
-            entry[0] += float(together)
-            entry[1] += float(apart)
-            entry[2] += int(probes)
+            self._add(i, j, together, apart, probes)
 
 
 class StrongFractional(StrongBranching):
