@@ -101,7 +101,6 @@ def test_a_resumed_tree_keeps_reliability_branchings_pseudocosts(tree24, tmp_pat
         assert table[tuple(p)][1] >= n and table[tuple(p)][0][0] >= t[0] - 1e-12
     c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **TREE_ONLY)
     assert c.status == "optimal" and c.sse == pytest.approx(opt, abs=1e-7)
-    assert checkpoint.load(tmp_path / "b.npz").pseudocosts is not None
     plain = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "p.npz", **TREE_ONLY)
     assert plain.status == "node_limit" and checkpoint.load(tmp_path / "p.npz").pseudocosts is None
 
