@@ -483,7 +483,7 @@ class _Coordinator:
         (col, obs), self.synced[w] = self.synced.get(w, (0, 0)), (len(self.log), len(self.probes))
         return ([c for origin, c in self.log[col:] if origin != w],
                 [(origin, g, o) for g, (origin, o) in enumerate(self.probes[obs:], obs)
-                 if origin != w and SHARE_PROBES])
+                 if origin != w] if SHARE_PROBES else [])
 
     def merge(self, r: SubtreeResult) -> None:
         tree = self.tree
