@@ -172,7 +172,7 @@ class ReliabilityBranching(StrongBranching):
             raise ParameterError(f"reliability branching needs reliable >= 1, got {reliable!r}")
         self.reliable = int(reliable)
         self.pseudocosts: dict = {}     # (i, j) -> [Σ together/(1 − z), Σ apart/z, probes]
-        self.fresh: list = []           # this rule's own observations not yet taken
+        self.fresh: list | None = None  # own observations not yet taken; None: not kept
         self.predicted = 0
 
     def gains(self, master, base, i: int, j: int, z: float, parent: float, deadline):
@@ -184,7 +184,8 @@ class ReliabilityBranching(StrongBranching):
         if gains is not None:
             seen = (i, j, max(gains[0], 0.0) / (1 - z), max(gains[1], 0.0) / z)
             self.observe([seen])
-            self.fresh.append(seen)
+            if self.fresh is not None:
+                self.fresh.append(seen)
         return gains
 
     def _add(self, i, j, together, apart, probes: int) -> None:
@@ -199,8 +200,9 @@ class ReliabilityBranching(StrongBranching):
             self._add(i, j, together, apart, 1)
 
     def take_fresh(self) -> list:
-        """This rule's own observations since the last call."""
-        fresh, self.fresh = self.fresh, []
+        """This rule's own observations since the last call.  The first call
+        starts keeping them (a serial tree never calls, and keeps none)."""
+        fresh, self.fresh = self.fresh or [], []
         return fresh
 
     def state(self) -> tuple:

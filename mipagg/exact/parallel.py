@@ -220,6 +220,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     me = f"{os.getpid()}:{threading.get_ident()}"
     learns = hasattr(tree.branching, "take_fresh")
     if learns:
+        tree.branching.take_fresh()             # keeps this task's probes (none are left over)
         new = {g: o for origin, g, o in task.observations
                if origin != me and g not in tree.heard}
         tree.branching.observe(new.values())

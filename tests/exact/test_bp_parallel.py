@@ -192,6 +192,7 @@ def test_workers_share_reliability_pseudocosts_and_count_each_probe_once(tree24,
     tree = BranchAndPrice(X, 3, BPSettings(**TREE_ONLY, node_limit=1,
                                            branching="reliability:4"))
     tree.run()
+    assert tree.branching.fresh is None                 # the serial tree keeps no log
     worker = parallel.build_worker(parallel.snapshot(tree))
     me, seen = f"{os.getpid()}:{threading.get_ident()}", (0, 1, 0.5, 0.25)
     before = list(worker.branching.pseudocosts.get((0, 1), [0.0, 0.0, 0]))

@@ -130,14 +130,17 @@ def test_reliability_branching_scores_a_reliable_pair_by_its_pseudocosts():
     probes, probed = rel.evaluations, rel.last_gains
     assert probes == strong.evaluations > 0 and rel.predicted == 0
     assert all(rel.pseudocosts[(i, j)][2] == 1 for i, j, *_ in probed)
+    assert rel.fresh is None and rel.take_fresh() == []     # kept only once asked for
     assert rel.select(m, sol, 9, None, ub=ub) == pair
     assert rel.evaluations == probes and rel.predicted == len(probed)   # no LP re-solve
     assert np.allclose(rel.last_gains, probed, rtol=1e-9, atol=1e-12)
     assert m.solve().value == pytest.approx(sol.value)                  # the master untouched
     twice = ReliabilityBranching(candidates=4)                          # reliable = 2
     twice.select(m, sol, 9, None, ub=ub)
+    assert twice.take_fresh() == []
     twice.select(m, sol, 9, None, ub=ub)
     assert twice.predicted == 0 and twice.evaluations == 2 * probes
+    assert len(twice.take_fresh()) == len(probed) and twice.take_fresh() == []
     twice.select(m, sol, 9, None, ub=ub)
     assert twice.predicted == len(probed) and twice.evaluations == 2 * probes
     assert make_branching("reliability:3").candidates == 3
