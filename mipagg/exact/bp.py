@@ -23,7 +23,7 @@ at every node of a search tree:
   penalties included) at the certified duals is below UB − LB is enumerated
   and the integer master over them is solved (as in ``cg``): on success the
   incumbent is optimal without a tree.  The same at tree nodes whose gap is
-  small enough (:func:`_close_node`, with the node's branching pairs): a
+  small enough (:func:`~mipagg.exact.nodeclosing.close_node`, with the node's branching pairs): a
   success closes the node's whole subtree.
 * **Tree.** Ryan–Foster branching (Ryan & Foster 1981; Barnhart, Johnson,
   Nemhauser, Savelsbergh & Vance 1998) on the record pair whose weight
@@ -53,15 +53,16 @@ from ..partition import Partition
 from ..progress import format_duration
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
-from . import checkpoint as checkpoints, nodecuts
+from . import checkpoint as checkpoints, nodeclosing, nodecuts
 from .bounds import gap, neighbour_bound, node_cutoff
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .cuts import rank1
+from .diving import dive, is_integral
 from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .neighbourhood import exact_neighbourhood_search
-from .node import solve_node
+from .nodeclosing import NodeClosing, cut_constraints
 from .parallel import explore_in_parallel
 from .pricing.constraints import PricingConstraints
 from .rules import (
@@ -78,7 +79,6 @@ from .settings import (
     PARTIAL_COLUMNS,
     PRESOLVE_MIN_N,
     BPSettings,
-    StopCriterion,
     merge_settings,
     resolve_reopt_lp_algorithm,
 )
@@ -93,8 +93,6 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
 MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
-DIVE_SHARE = 0.05           # share of the groups still to form that a dive step fixes
-PARTIAL_SHARE = 0.5         # at most this share of the tree's time in partial node closings
 # Exact neighbourhood search after the dive, by default from this many records
 # on: on a 4 000-record lognormal file at k = 3 it took the root gap from 0.68 %
 # to 0.43 %, on a 300-record Census block at k = 5 the tree found the same
@@ -224,10 +222,6 @@ class BranchAndPriceResult:
         return out
 
 
-def _integral(sol, eps=1e-6) -> bool:
-    return sol.artificial <= 1e-9 and bool(np.all((sol.x < eps) | (sol.x > 1 - eps)))
-
-
 def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cuts=True,
                      max_cut_rounds=10, cuts_per_round=None, min_violation=0.05,
                      tail_off=0.02, close_gap=True, close_gap_max_columns=200_000,
@@ -276,7 +270,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     aggregation : before the root's column generation, the aggregated phase
         of :mod:`mipagg.exact.aggregation` from the incumbent's groups
         ("on"), not ("off"), or "auto": "on" from ``AGGREGATION_MIN_K`` = 10.
-    node_close_max_columns : gap closing at the tree's nodes (:func:`_close_node`):
+    node_close_max_columns : gap closing at the tree's nodes (:func:`~mipagg.exact.nodeclosing.close_node`):
         at most this many clusters per node (0 switches it off).
     node_close_time : seconds each node's gap closing (enumeration and MIP)
         may take (default: until the run's deadline; 0 switches it off); past
@@ -288,7 +282,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         least-reduced-cost clusters for a better partition and lifts the
         node's bound to min(its bound, L + τ).  In a run with a time limit,
         those at nodes above the full closing's threshold take at most
-        ``PARTIAL_SHARE`` (half) of the tree's time; without one they run at
+        ``nodeclosing.PARTIAL_SHARE`` (half) of the tree's time; without one they run at
         every such node, so the tree does not depend on the clock.
     node_close_gap : the full node closing is tried at every node whose gap
         is at most this fraction of the incumbent's SSE, however low failed
@@ -298,7 +292,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
         0 switches it off; when the budget cannot hold the dive's steps at
-        their pace so far, each step fixes a larger share, :func:`_dive_share`).
+        their pace so far, each step fixes a larger share, :func:`~mipagg.exact.diving._dive_share`).
     neighbourhood_time : seconds for exact neighbourhood search on the
         incumbent after the dive (:meth:`BranchAndPrice.neighbourhood_phase`);
         default: off under ``NEIGHBOURHOOD_MIN_N`` records, else a tenth of
@@ -522,7 +516,7 @@ class BranchAndPrice(ColumnGeneration):
         self.iterations += res.iterations
         b = res.stop.bound
         bound = start_bound if b is None else max(b, start_bound)
-        if res.solution is not None and _integral(res.solution):
+        if res.solution is not None and is_integral(res.solution):
             sol = res.solution
             cols = self.master.columns[:sol.x.size]
             self.rounder.offer(Partition.from_groups(
@@ -803,7 +797,7 @@ class BranchAndPrice(ColumnGeneration):
         is left below the cutoff or a limit is hit (``tree_status``)."""
         t0 = time.perf_counter()
         root = self.root
-        self.closer = _NodeClosing(self.settings.node_close_max_columns,
+        self.closer = NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound,
                                    self.stop.deadline is not None, self.settings.node_close_gap)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
@@ -861,7 +855,7 @@ class BranchAndPrice(ColumnGeneration):
     def resume_tree(self) -> None:
         """The tree from the checkpoint ``resume`` (:func:`~mipagg.exact.checkpoint.restore`)."""
         t0 = time.perf_counter()
-        self.closer = _NodeClosing(self.settings.node_close_max_columns, 0.0,
+        self.closer = NodeClosing(self.settings.node_close_max_columns, 0.0,
                                    self.stop.deadline is not None, self.settings.node_close_gap)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
@@ -954,7 +948,7 @@ class BranchAndPrice(ColumnGeneration):
 
     def close_node_gap(self, res, node: Node, bound: float) -> float | None:
         """Gap closing at ``node`` (its apart pairs with the root's fixed
-        ones) when its gap is small (:func:`_close_node`), else (or when it
+        ones) when its gap is small (:func:`~mipagg.exact.nodeclosing.close_node`), else (or when it
         finds too many clusters) a partial closing over ``node_close_partial``
         clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
@@ -965,7 +959,7 @@ class BranchAndPrice(ColumnGeneration):
             return bound
         t1 = time.perf_counter()
         before, info = self.rounder.best_sse, {}
-        outcome, node_bound = _close_node(self.D, self.X, self.k, self.master, res.stop,
+        outcome, node_bound = nodeclosing.close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
                                           self.phase_deadline(t1, st.node_close_time), self.ctx,
@@ -1137,223 +1131,9 @@ RECLOSE_AFTER = RETRY_CLOSING + ("time_limit",)        # in the tree, the MIP's 
 RECLOSE_STEP = 0.1          # share of the root's UB − LB the incumbent must drop by
 
 
-def dive(master, ctx, settings, rounder, X, end) -> int:
-    """Diving heuristic of branch-and-price (in the spirit of Sadykov,
-    Vanderbeck, Pessoa, Tahiri & Uchoa, Primal heuristics for branch and
-    price: the assets of diving methods, INFORMS J. Comput. 2019): fix at 1
-    every column with x ≥ 0.999 and the largest fractional columns (disjoint,
-    about 5 % of the groups still to form), forbid the columns overlapping
-    them, re-run column generation (fixed records get a prohibitive dual, so
-    no new cluster holds one; no bound is computed), until the master is
-    integral, uses an artificial column (records stranded), or ``end``
-    passes (None: no clock); then the groups at 1, completed by sending every
-    uncovered record to the nearest group, are offered to ``rounder``.  When
-    the time left before ``end``, at the pace of the steps so far, would not
-    reach the end of the dive, a step fixes more than 5 % (:func:`_dive_share`):
-    a dive cut short leaves most records to that nearest-group completion.
-    The master is restored (bounds only; the columns found stay in the pool).
-    Returns the number of fixing steps."""
-    from dataclasses import replace
-
-    st = replace(settings, pricing="auto", lagrangian=False)
-    forbidden = np.flatnonzero(~master.allowed)      # the node's own: restored at the end
-    fixed_rows = np.zeros(master.n, dtype=bool)
-    fixed: set[int] = set()
-    steps = 0
-    started = time.perf_counter()
-
-    def mask(extra=()):
-        ok = np.ones(len(master.columns), dtype=bool)
-        ok[forbidden] = False
-        ok[extra] = False
-        return ok
-
-    try:
-        while end is None or time.perf_counter() < end:
-            res = solve_node(master, ctx, ctx.none, st, stop=StopCriterion(deadline=end),
-                             fixed_rows=fixed_rows if fixed else None,
-                             on_solution=lambda sol: rounder(master, sol),
-                             best_sse=rounder.best_sse)
-            sol = res.solution
-            if sol is None:
-                break
-            x = sol.x
-            cols = master.columns[:x.size]
-            if sol.artificial > 1e-6 or _integral(sol) or res.stop.reason == "time_limit":
-                # integral, or a dead end (records stranded by the fixings): complete
-                # the chosen groups by sending every uncovered record to the nearest
-                rounder.offer(_complete([cols[j] for j in np.flatnonzero(x > 0.5)], X))
-                break
-            groups_left = int((~fixed_rows).sum()) / (1.5 * ctx.k)   # groups of about 1.5 k
-            share = _dive_share(groups_left, steps + 1, started, end, time.perf_counter())
-            # (1e-9: 5 % of exactly 20 groups is one group, whatever the rounding)
-            quota = max(1, int(groups_left * share + 1e-9))
-            chosen = _dive_choice(x, cols, fixed, fixed_rows, quota)
-            if not chosen:
-                break
-            fixed.update(chosen)
-            for j in chosen:
-                fixed_rows[cols[j]] = True
-            ok = mask(master.columns_holding(np.flatnonzero(fixed_rows)))
-            ok[list(fixed)] = True
-            master.set_allowed(ok)
-            master.fix_columns(fixed)
-            steps += 1
-    finally:
-        master.unfix_columns()
-        master.set_allowed(mask() if forbidden.size else None)
-    return steps
-
-
-def _dive_share(groups_left: float, solves: int, started: float, end: float | None,
-                now: float) -> float:
-    """Share of the groups still to form (about ``groups_left``) that the next
-    dive step fixes: 5 %, or, when ``end`` is near, the share s with
-    groups_left·(1 − s)^m ≤ 1 over the m steps that the time left allows at
-    the mean pace of the ``solves`` master solves so far (1: fix all it can)."""
-    if end is None:
-        return DIVE_SHARE
-    steps_left = (end - now) / max((now - started) / solves, 1e-9)
-    if steps_left < 1.0:
-        return 1.0
-    return min(1.0, max(DIVE_SHARE, 1.0 - max(groups_left, 1.0) ** (-1.0 / steps_left)))
-
-
-def _dive_choice(x, cols, fixed, fixed_rows, quota: int) -> list[int]:
-    """The columns a dive step fixes: every column at 1 and the ``quota``
-    largest fractional ones, pairwise disjoint and disjoint from the records
-    already fixed."""
-    chosen, rows = [], fixed_rows.copy()
-    fractional = 0
-    for j in np.argsort(-x, kind="stable"):
-        if x[j] <= 1e-6 or (x[j] < 0.999 and fractional >= quota):
-            break
-        if j in fixed or rows[cols[j]].any():
-            continue
-        chosen.append(int(j))
-        rows[cols[j]] = True
-        fractional += x[j] < 0.999
-    return chosen
-
-
-def _complete(groups, X) -> Partition:
-    """A partition of every record: ``groups`` (disjoint, each of ≥ k records)
-    plus every uncovered record added to the group of nearest centroid."""
-    n = X.shape[0]
-    labels = np.full(n, -1, dtype=np.int64)
-    for g, c in enumerate(groups):
-        labels[c] = g
-    loose = np.flatnonzero(labels < 0)
-    if loose.size:
-        cents = np.array([X[c].mean(axis=0) for c in groups])
-        d = ((X[loose, None, :] - cents[None, :, :]) ** 2).sum(axis=2)
-        labels[loose] = np.argmin(d, axis=1)
-    return Partition(labels, X)
-
-
 def _earliest(a: float | None, b: float | None) -> float | None:
     """The smaller of two limits, None standing for no limit."""
     return b if a is None else a if b is None else min(a, b)
-
-
-def cut_constraints(master, n, cut_duals, together=(), apart=()):
-    """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
-    a node's branching pairs)."""
-    if (not master.cuts or cut_duals is None or cut_duals.size == 0) and \
-            not together and not apart:
-        return None
-    cuts = [] if cut_duals is None else \
-        [(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)]
-    return PricingConstraints.build(n, together=together, apart=apart, cuts=cuts)
-
-
-class _NodeClosing:
-    """When to try gap closing at a tree node: where the node's gap is below
-    a threshold, at first the root's gap; a failure for too many clusters (or
-    search nodes) or for time (``node_close_time``) sets it to 0.8 × that
-    node's gap, a success raises it to at least 1.25 × that node's gap; and
-    wherever the gap is at most ``floor`` × the incumbent's SSE
-    (``node_close_gap``), whatever the threshold; never with ``max_columns``
-    0.  ``partial`` counts the node closings that were partial
-    (``node_close_partial``), ``better`` those that found a better
-    incumbent, ``timed_out`` those stopped by their time limit and
-    ``too_large`` those whose full closing found too many clusters (or
-    search nodes), a partial one then run or not.  In
-    a run with a time limit (``timed``), partial closings at
-    nodes too far from the full closing's threshold take at most
-    ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
-    on Tarragona k = 3 a partial closing costs about ten times a node's
-    column generation (docs/bench/casc_gap.md §16).  Without one they run at
-    every such node, so that the tree does not depend on the clock."""
-
-    def __init__(self, max_columns: int, root_gap: float, timed: bool = False,
-                 floor: float = 0.0):
-        self.limit = root_gap if max_columns else -np.inf
-        self.floor = floor if max_columns else 0.0
-        self.timed = timed
-        self.tried = self.succeeded = self.partial = self.better = 0
-        self.timed_out = self.too_large = 0
-        self.restart()
-
-    def restart(self) -> None:
-        """The time share of partial closings counted from now (a new tree or worker)."""
-        self.started, self.partial_seconds = time.perf_counter(), 0.0
-
-    def wants(self, node_gap: float, incumbent: float = 0.0) -> bool:
-        return node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)
-
-    def wants_partial(self) -> bool:
-        return not self.timed or \
-            self.partial_seconds <= PARTIAL_SHARE * (time.perf_counter() - self.started)
-
-    def record(self, outcome: str, node_gap: float, full: bool = True, partial: bool = False,
-               better: bool = False, seconds: float = 0.0) -> None:
-        """One node closing's ``outcome``; ``full``: the full closing was
-        tried (else only a partial one), ``partial``: a partial closing ran,
-        ``better``: it improved the incumbent; ``seconds`` count towards the
-        partial closings' time share."""
-        self.tried += 1
-        self.partial_seconds += seconds
-        self.partial += partial
-        self.better += better
-        self.succeeded += outcome == "optimal"
-        self.timed_out += outcome == "time_limit"
-        self.too_large += outcome in ("too_many_columns", "too_many_nodes") or (full and partial)
-        if not full:
-            return
-        if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
-            self.limit = 0.8 * node_gap         # the full closing did not fit (or finish)
-        elif outcome == "optimal":
-            self.limit = max(self.limit, 1.25 * node_gap)
-
-
-def _close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadline, ctx,
-                mip, partial=0, info=None):
-    """Gap closing at a tree node (route enumeration in the spirit of Baldacci,
-    Christofides & Mingozzi 2008): at the duals where the node's column
-    generation converged (bound L), every cluster of a partition of the node's
-    subtree cheaper than the incumbent UB has a reduced cost (cut penalties
-    included) below UB − L; the allowed ones are enumerated and the integer
-    master over them and the incumbent's groups is solved.  Returns
-    (outcome, bound): outcome "optimal" when the subtree is closed (the MIP's
-    partition offered to ``rounder``), else why not; bound a lower bound for
-    the subtree proved by a time-limited MIP, or None.  Costs one enumeration
-    per size (at most ``max_columns`` clusters in all) plus one MIP, whose
-    options ``mip`` gives (:meth:`BranchAndPrice.closing_mip`).  With
-    ``partial`` > 0, too many clusters make it a partial closing over at most
-    ``partial`` of them (:func:`~mipagg.exact.gapclosing.close_gap_by_enumeration`;
-    ``max_columns`` 0 goes straight to it), whose bound min(B, L + τ) holds
-    for the subtree; ``info`` (a dict) then gets its threshold ``tau``."""
-    cons = cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart)
-    outcome, opt, bound = close_gap_by_enumeration(
-        D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
-        deadline, constraints=cons, ctx=ctx, lower=stop.bound - tol_abs,
-        partial_columns=partial, info=info, **mip)
-    if opt is not None:
-        rounder.offer(opt)
-    if outcome == "optimal" or bound is None:
-        return outcome, None
-    return outcome, min(bound, rounder.best_sse)
 
 
 def _pool_mip(master, rounder, X, k, seconds, nodes):

@@ -218,18 +218,18 @@ def test_node_gap_closing_keeps_to_its_time_budget(census, monkeypatch):
     the tree reaches the optimum either way."""
     import time
 
-    from mipagg.exact import bp as bp_module
+    from mipagg.exact import nodeclosing
 
     s = subset(census, 24, "random", 0)
     opt = set_partitioning(s.X, 3, integral=True)[0]
     seen = []
-    real = bp_module._close_node
+    real = nodeclosing.close_node
 
     def spy(*args):
         seen.append(args[9] - time.perf_counter())     # the deadline, from now
         return real(*args)
 
-    monkeypatch.setattr(bp_module, "_close_node", spy)
+    monkeypatch.setattr(nodeclosing, "close_node", spy)
     r = branch_and_price(s.X, 3, node_close_time=0.5, time_limit=600, **NODE_CLOSING)
     _check(r, s.X, 3, opt)
     assert r.node_closings >= 1 and len(seen) == r.node_closings
@@ -248,9 +248,9 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
     """A closing that ran out of clusters or of its time budget lowers the gap
     below which nodes are closed to 0.8 × that node's gap; a success raises
     it to 1.25 × at least; 0 clusters switches closing off."""
-    from mipagg.exact.bp import _NodeClosing
+    from mipagg.exact.nodeclosing import NodeClosing
 
-    c = _NodeClosing(50_000, 1.0)
+    c = NodeClosing(50_000, 1.0)
     assert c.wants(1.0) and not c.wants(1.01)
     for outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
         c.limit = 1.0
@@ -264,13 +264,13 @@ def test_node_closing_threshold_shrinks_after_a_failure_and_grows_after_a_succes
     c.record("partial", 0.3, full=False, partial=True)    # only a partial closing: no change
     assert c.limit == pytest.approx(0.4) and c.partial == 2
     assert (c.too_large, c.timed_out) == (3, 1)         # the full one that did not fit counts
-    assert not _NodeClosing(0, 1.0).wants(0.0)
-    floored = _NodeClosing(50_000, 1.0, floor=0.01)       # node_close_gap: 1 % of the incumbent
+    assert not NodeClosing(0, 1.0).wants(0.0)
+    floored = NodeClosing(50_000, 1.0, floor=0.01)       # node_close_gap: 1 % of the incumbent
     floored.record("time_limit", 0.05)
     assert floored.limit == pytest.approx(0.04) and not floored.wants(0.05)
     assert floored.wants(0.05, 10.0) and floored.wants(0.1, 10.0) and not floored.wants(0.11, 10.0)
     assert not floored.wants(0.05, 1.0)             # the floor follows the incumbent
-    assert not _NodeClosing(0, 1.0, floor=0.01).wants(0.0, 10.0)
+    assert not NodeClosing(0, 1.0, floor=0.01).wants(0.0, 10.0)
 
 
 # full root closing capped, and no partial one: the root's gap stays open
@@ -448,7 +448,7 @@ def test_dive_share_fixes_more_as_the_dive_runs_out_of_time(groups, solves, pace
     without a clock); when the steps that fit in the time left at the pace so
     far cannot form them, the share grows so that they can (all at once when
     not even one step fits), and it grows as the time left shrinks."""
-    from mipagg.exact.bp import DIVE_SHARE, _dive_share
+    from mipagg.exact.diving import DIVE_SHARE, _dive_share
 
     now = solves * pace                                  # started at 0, `solves` solves so far
     share = _dive_share(groups, solves, 0.0, now + left, now)

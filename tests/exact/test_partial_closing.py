@@ -187,13 +187,13 @@ def test_small_partial_node_closings_lift_bounds_that_stay_below_the_optimum(blo
 
 def test_partial_node_closings_take_at_most_their_share_of_the_time(monkeypatch):
     """In a run with a time limit; without one the share does not apply."""
-    from mipagg.exact import bp
+    from mipagg.exact import nodeclosing
     clock = [100.0]
-    monkeypatch.setattr(bp.time, "perf_counter", lambda: clock[0])
-    untimed = bp._NodeClosing(50_000, 1.0)
+    monkeypatch.setattr(nodeclosing.time, "perf_counter", lambda: clock[0])
+    untimed = nodeclosing.NodeClosing(50_000, 1.0)
     untimed.record("partial", 2.0, full=False, partial=True, seconds=50.0)
     assert untimed.wants_partial()
-    closer = bp._NodeClosing(50_000, 1.0, timed=True)
+    closer = nodeclosing.NodeClosing(50_000, 1.0, timed=True)
     clock[0] = 110.0                         # 10 s since the closer started
     assert closer.wants_partial()
     closer.record("partial", 2.0, full=False, partial=True, seconds=5.0)
@@ -212,12 +212,12 @@ def test_without_a_time_limit_partial_node_closings_do_not_depend_on_the_clock(b
     """Every partial closing reports a minute more than it took (as if the
     machine were slow): an untimed tree is the same tree, serially and on
     one worker."""
-    from mipagg.exact import bp
+    from mipagg.exact import nodeclosing
     X, opt = block40
     options = dict(TREE, node_close_max_columns=0, node_close_partial=300)
     trees = [branch_and_price(X, 4, **options)]
-    record = bp._NodeClosing.record
-    monkeypatch.setattr(bp._NodeClosing, "record",
+    record = nodeclosing.NodeClosing.record
+    monkeypatch.setattr(nodeclosing.NodeClosing, "record",
                         lambda self, *a, seconds=0.0, **kw: record(self, *a, seconds=seconds + 60,
                                                                    **kw))
     trees += [branch_and_price(X, 4, **options), branch_and_price(X, 4, workers=1, **options)]
