@@ -4,7 +4,7 @@
 ``pricing`` (heuristic, enumeration, ILP), ``rounding`` (SRH and MSTH),
 ``colgen`` (the MicroaggregationHeuristicMP loop as the object
 ``ColumnGeneration`` and its result), ``bp`` (``BranchAndPrice``: the same root,
-then cuts, dive, gap closing and the tree), ``node`` (the column-generation loop
+then cuts, dive (``diving``), gap closing (at nodes: ``nodeclosing``) and the tree), ``node`` (the column-generation loop
 of one node), ``settings`` (``CGSettings``, ``BPSettings``, ``StopCriterion``),
 ``rules`` (pluggable branching rules, node selection, cut families),
 ``gapclosing``, ``bounds`` (certified Lagrangian bound, gap (15), reduced-cost
