@@ -21,6 +21,8 @@ k = 3).  Configurations, each with one pricing thread:
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``bp-nofix``, ``bp-tree-nofix``  without reduced-cost fixing (issue 22);
 * ``bp-strong``, ``bp-tree-strong`` strong branching instead of the most fractional pair;
+  ``bp-strong4``, ``bp-reliability``, ``bp-reliability4`` (and ``bp-tree-…``): the rules
+  "strong:4", "reliability" and "reliability:4";
 * ``bp-index``, ``bp-tree-index`` ties among the most fractional pairs by index (rule
   "fractional_index", the default before 2026-11-28) instead of by distance;
 * ``cg+close``    column generation to the LP bound, then gap closing.
@@ -86,6 +88,13 @@ CONFIGS = {
     "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
                                                    close_gap=True),
 }
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+for _rule in ("strong:4", "reliability", "reliability:4"):     # docs/bench/bp_tree.md
+    _name = _rule.replace(":", "")
+    CONFIGS[f"bp-{_name}"] = (lambda r: lambda X, k, tl: branch_and_price(
+        X, k, time_limit=tl, threads=1, branching=r))(_rule)
+    CONFIGS[f"bp-tree-{_name}"] = (lambda r: lambda X, k, tl: branch_and_price(
+        X, k, time_limit=tl, threads=1, branching=r, **TREE_ONLY))(_rule)
 
 
 def _fmt(x, d=4):

@@ -27,11 +27,12 @@ METHOD_OPTIONS = {
                   "is the one proved"),
     "--stabilization": ("stabilization", str, "dual stabilization of cg and bp: "
                         "auto|none|wentges|neame (auto: wentges for k >= 10)"),
-    "--branching": ("branching", str, "bp branching rule: fractional (most fractional pair, "
-                    "ties by distance)|fractional_index (ties by index)|strong|strong:N "
-                    "(strong branching on N candidate pairs, default 8)|reliability[:N] (the same, "
-                    "a pair probed twice scored by its pseudocosts)|strong_fractional[:N] "
-                    "(the same on the most fractional pairs only)"),
+    "--branching": ("branching", str, "bp branching rule: reliability[:N] (strong branching "
+                    "on N candidate pairs, 8 without N, a pair probed twice scored by its "
+                    "pseudocosts; default reliability:4)|strong|strong:N (every candidate "
+                    "probed)|fractional (most fractional pair, ties by distance)|"
+                    "fractional_index (ties by index)|strong_fractional[:N] (strong "
+                    "branching on the most fractional pairs only)"),
     "--cut-families": ("cut_families", lambda s: [c.strip() for c in s.split(",") if c.strip()],
                        "bp: cut families separated at the root, comma-separated: subset_row "
                        "(the default), rank1 (rank-1 cuts on four and five rows)"),

@@ -26,9 +26,10 @@ at every node of a search tree:
   small enough (:func:`~mipagg.exact.nodeclosing.close_node`, with the node's branching pairs): a
   success closes the node's whole subtree.
 * **Tree.** Ryan–Foster branching (Ryan & Foster 1981; Barnhart, Johnson,
-  Nemhauser, Savelsbergh & Vance 1998) on the record pair whose weight
-  z_ij = Σ_{C∋i,j} x_C is most fractional: one child keeps i and j
-  together, the other apart.  Children reuse the whole column pool, the
+  Nemhauser, Savelsbergh & Vance 1998) on a record pair of fractional
+  weight z_ij = Σ_{C∋i,j} x_C, by default chosen by reliability branching
+  (:mod:`mipagg.exact.branching`; "fractional": the most fractional pair):
+  one child keeps i and j together, the other apart.  Children reuse the whole column pool, the
   columns a node forbids fixed at 0 in the master; pricing (heuristic and
   exact search) only produces allowed clusters.  Best-bound node selection,
   deeper nodes first on ties (a dive).  Every node bound is certified by
@@ -164,7 +165,7 @@ class BranchAndPriceResult:
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # pairs examined by the fixing
     fixed: tuple = ()               # the root's fixed pairs (i, j), i < j
-    branching: str = "fractional"   # the branching rule's name
+    branching: str = "reliability"  # the branching rule's name
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
     tree_seconds_left: float | None = None  # the estimate's nodes left at this run's pace
     bound_trend_nodes: int | None = None  # nodes to the cutoff at the bound's pace (treestats)
@@ -233,7 +234,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
                      fixing=True,
-                     branching="fractional", node_cut_rounds=0, cut_families=("subset_row",),
+                     branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, resume=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
@@ -319,11 +320,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
         an improving partition is kept apart in the subtree.
     branching : the branching rule (:mod:`mipagg.exact.branching`):
-        "fractional" (most fractional pair, the rule "ryan_foster") or
-        "strong" (strong branching on the restricted master, 8 candidates;
-        "strong:N" for N), "reliability" (the same, a pair probed twice
-        scored by its pseudocosts; "reliability:N"); any name of
-        :data:`~mipagg.exact.rules.BRANCHING_RULES`.
+        "reliability:4" (the default since 2026-11-29: strong branching on
+        4 candidate pairs, a pair probed twice scored by its pseudocosts;
+        "reliability" for 8), "strong" (strong branching on the restricted
+        master, 8 candidates; "strong:N" for N), "fractional" (most
+        fractional pair, the rule "ryan_foster", the default before);
+        any name of :data:`~mipagg.exact.rules.BRANCHING_RULES`.
     node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
         :mod:`mipagg.exact.nodecuts`), each followed by the node's column
         generation; 0 (the default) separates cuts at the root only.

@@ -29,9 +29,10 @@
 
 All are branching rules of :mod:`mipagg.exact.rules` (``choose(tree, node,
 solution)`` → :class:`~mipagg.exact.rules.Branch`; registered as
-"ryan_foster", the default, "strong", "reliability" and "strong_fractional",
-strong branching on the most fractional pairs only; "fractional_index" is the
-default's index tie-break of before 2026-11-28); ``choose`` reads the tree's
+"ryan_foster" (alias "fractional"), "strong", "reliability" (as "reliability:4"
+the default since 2026-11-29) and "strong_fractional", strong branching on the
+most fractional pairs only; "fractional_index" is "fractional"'s index
+tie-break of before 2026-11-28); ``choose`` reads the tree's
 master, the node's allowed-column mask, the incumbent and the deadline and
 calls ``select(master, solution, n, allowed, ub, deadline)``, which returns
 a pair (i, j), i < j, or None when every z_ij is 0 or 1.

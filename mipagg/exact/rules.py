@@ -42,7 +42,7 @@ BRANCHING_RULES = {
     "strong_fractional": "mipagg.exact.branching:StrongFractional",
     "reliability": "mipagg.exact.branching:ReliabilityBranching",
 }
-BRANCHING_ALIASES = {"fractional": "ryan_foster"}     # the command line's name of the default
+BRANCHING_ALIASES = {"fractional": "ryan_foster"}     # the command line's name of the rule
 NODE_SELECTIONS = {
     "best_bound": "mipagg.exact.rules:BestBound",
 }

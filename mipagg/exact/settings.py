@@ -327,7 +327,7 @@ class CGSettings(_Loadable):
 class BPSettings(_Loadable):
     """Options of :func:`~mipagg.exact.bp.branch_and_price` (see there for
     each one's meaning); validated on construction.  ``branching`` ("name"
-    or "name:N", "fractional" for "ryan_foster"),
+    or "name:N", "fractional" for "ryan_foster"; default "reliability:4"),
     ``node_selection`` and ``cut_families`` name entries of
     :data:`mipagg.exact.rules.BRANCHING_RULES`, :data:`~mipagg.exact.rules.NODE_SELECTIONS`
     and :data:`~mipagg.exact.rules.CUT_FAMILIES` (cuts are separated only with
@@ -362,7 +362,7 @@ class BPSettings(_Loadable):
     stabilization: str | None = "auto"
     alpha: float | str = 0.5
     gap_tol: float = 1e-6
-    branching: str = "ryan_foster"
+    branching: str = "reliability:4"
     node_selection: str = "best_bound"
     cut_families: tuple = ("subset_row",)
     fixing: bool = True

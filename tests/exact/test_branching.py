@@ -51,6 +51,22 @@ def test_rules_keep_the_brute_force_optimum(inst, rule, tree_only):
         assert r.strong_evaluations == 0
 
 
+def test_the_default_rule_is_reliability_branching_on_four_candidates(census):
+    """Since 2026-11-29 (docs/bench/bp_tree.md §8): the same tree as
+    ``branching="reliability:4"``, not the most-fractional one."""
+    from mipagg.exact.settings import BPSettings
+    from mipagg.subsets import subset
+
+    X = subset(census, 24, "random", 0).X
+    default = branch_and_price(X, 3, threads=1, **TREE_ONLY)
+    same = branch_and_price(X, 3, threads=1, branching="reliability:4", **TREE_ONLY)
+    fractional = branch_and_price(X, 3, threads=1, branching="fractional", **TREE_ONLY)
+    assert BPSettings().branching == "reliability:4" and default.branching == "reliability"
+    assert (default.nodes, default.strong_evaluations) == (same.nodes, same.strong_evaluations)
+    assert default.strong_evaluations > 0 and fractional.strong_evaluations == 0
+    assert default.sse == pytest.approx(fractional.sse, abs=1e-7)
+
+
 @settings(max_examples=25, deadline=None)
 @given(tiny_instances(min_n=5))
 def test_node_cuts_keep_the_brute_force_optimum(inst):

@@ -21,11 +21,13 @@ from mipagg.outputs import OutputError
 from mipagg.subsets import subset
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0, threads=1)
+# the most-fractional rule: tree24 in about 45 nodes (the default rule: 30–40), for node limits
+DEEP = dict(TREE_ONLY, branching="fractional")
 
 
 @pytest.fixture(scope="module")
 def tree24(census):
-    """24 Census records at k = 3: a tree of about 150 nodes (tree only);
+    """24 Census records at k = 3: a tree of 30–45 nodes (tree only);
     its optimum by the full MIP."""
     s = subset(census, 24, "random", 0)
     return s.X, set_partitioning(s.X, 3, integral=True)[0]
@@ -59,12 +61,12 @@ def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
     X, opt = tree24
     whole = branch_and_price(X, 3, **TREE_ONLY)
     a = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "a.npz", **TREE_ONLY)
-    b = branch_and_price(X, 3, node_limit=40, resume=tmp_path / "a.npz",
+    b = branch_and_price(X, 3, node_limit=25, resume=tmp_path / "a.npz",
                          checkpoint=tmp_path / "b.npz", **TREE_ONLY)
     c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **TREE_ONLY)
     assert whole.status == c.status == "optimal"
     assert a.status == b.status == "node_limit"
-    assert (a.nodes, b.resumed_nodes, b.nodes, c.resumed_nodes) == (15, 15, 40, 40)
+    assert (a.nodes, b.resumed_nodes, b.nodes, c.resumed_nodes) == (15, 15, 25, 25)
     assert a.lower_bound <= b.lower_bound <= c.lower_bound    # the bound never falls
     assert c.sse == pytest.approx(opt, abs=1e-7) and whole.sse == pytest.approx(opt, abs=1e-7)
     assert c.lower_bound == pytest.approx(opt, abs=1e-7)
@@ -73,7 +75,7 @@ def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
         with np.load(tmp_path / name, allow_pickle=False) as z:
             trends.append(json.loads(str(z["meta"]))["bound_trend"])
     assert trends[0] and trends[1][:len(trends[0])] == trends[0]
-    assert trends[0][-1][0] == 15 and trends[1][-1][0] == 40
+    assert trends[0][-1][0] == 15 and trends[1][-1][0] == 25
 
 
 def test_a_resumed_tree_keeps_reliability_branchings_pseudocosts(tree24, tmp_path, capsys):
@@ -99,9 +101,10 @@ def test_a_resumed_tree_keeps_reliability_branchings_pseudocosts(tree24, tmp_pat
     table = {tuple(p): (t, n) for p, t, n in zip(pairs_b.tolist(), sums_b.tolist(), probes_b)}
     for p, t, n in zip(pairs.tolist(), sums.tolist(), probes):
         assert table[tuple(p)][1] >= n and table[tuple(p)][0][0] >= t[0] - 1e-12
-    c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **TREE_ONLY)
+    fractional = dict(TREE_ONLY, branching="fractional")     # a rule without pseudocosts
+    c = branch_and_price(X, 3, resume=tmp_path / "b.npz", **fractional)
     assert c.status == "optimal" and c.sse == pytest.approx(opt, abs=1e-7)
-    plain = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "p.npz", **TREE_ONLY)
+    plain = branch_and_price(X, 3, node_limit=15, checkpoint=tmp_path / "p.npz", **fractional)
     assert plain.status == "node_limit" and checkpoint.load(tmp_path / "p.npz").pseudocosts is None
 
 
@@ -237,7 +240,7 @@ def test_a_parallel_tree_writes_periodic_checkpoints_with_the_nodes_in_flight(
     monkeypatch.setattr(checkpoint, "save", save)
     path = tmp_path / "p.npz"
     a = branch_and_price(X, 3, node_limit=40, workers=2, checkpoint=path,
-                         checkpoint_every=1e-9, **TREE_ONLY)
+                         checkpoint_every=1e-9, **DEEP)
     periodic = saved[:-1]
     assert len(periodic) >= 2 and any(inflight for _, _, inflight, _, _ in periodic)
     for nodes, queued, inflight, lb, global_lb in saved:
@@ -249,7 +252,7 @@ def test_a_parallel_tree_writes_periodic_checkpoints_with_the_nodes_in_flight(
     monkeypatch.setattr(checkpoint, "save", lambda tree, p: real(
         tree, mid if tree.in_flight and not mid.exists() else p))
     branch_and_price(X, 3, node_limit=40, workers=2, checkpoint=path, checkpoint_every=1e-9,
-                     **TREE_ONLY)
+                     **DEEP)
     assert mid.exists() and a.status == "node_limit"
     r = branch_and_price(X, 3, resume=mid, **TREE_ONLY)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)

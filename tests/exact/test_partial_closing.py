@@ -111,8 +111,10 @@ def test_partial_budgets_must_be_counts(block40, name):
 
 
 # the tree with no root closing, no pool MIP, no dive, and full node closings
-# capped at 50 clusters: too few for the 40-record block's nodes
-TREE = dict(close_gap=False, mip_time=0, dive_time=0, node_close_max_columns=50, threads=1)
+# capped at 50 clusters: too few for the 40-record block's nodes; the
+# most-fractional rule, whose first 8 nodes on block40 each reach a node closing
+TREE = dict(close_gap=False, mip_time=0, dive_time=0, node_close_max_columns=50, threads=1,
+            branching="fractional")
 
 
 def test_partial_node_closings_find_the_optimum_and_shrink_the_tree(block40):
@@ -161,7 +163,8 @@ def test_failed_node_closings_are_counted_by_cause(block40, tmp_path, capsys):
         assert r.node_closings == r.node_closings_too_large == 15 and r.nodes_enumerated == 0
     assert b.summary()["node_closings_too_large"] == 15
     timed = branch_and_price(X, 4, node_limit=8, close_gap=False, mip_time=0, dive_time=0,
-                             threads=1, node_close_time=1e-4, time_limit=600, node_close_gap=1.0)
+                             threads=1, node_close_time=1e-4, time_limit=600, node_close_gap=1.0,
+                             branching="fractional")
     assert (timed.node_closings, timed.node_closings_timed_out) == (7, 7)
     assert timed.node_closings_too_large == 0
     capsys.readouterr()
