@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine  # noqa: E402
 
+from mipagg import __version__  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.exact.settings import BPSettings, parse_options  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
@@ -131,6 +132,9 @@ def main(argv=None):
             if a.json:
                 with open(a.json, "a") as f:
                     f.write(json.dumps({"instance": inst.name, "k": a.k, "config": cfg,
+                                        "version": __version__, "time_limit": a.time_limit,
+                                        "node_limit": a.node_limit,
+                                        "options": {**extra, **config(cfg)},
                                         "seconds": secs, "sse": r.sse, **s},
                                        default=float) + "\n")
 
