@@ -23,18 +23,18 @@ at every node of a search tree:
   penalties included) at the certified duals is below UB − LB is enumerated
   and the integer master over them is solved (as in ``cg``): on success the
   incumbent is optimal without a tree.  The same at tree nodes whose gap is
-  small enough (:func:`~mipagg.exact.nodeclosing.close_node`, with the node's branching pairs): a
-  success closes the node's whole subtree.
+  small enough (:func:`~mipagg.exact.nodeclosing.close_node`, with the
+  node's branching pairs): a success closes the node's whole subtree.
 * **Tree.** Ryan–Foster branching (Ryan & Foster 1981; Barnhart, Johnson,
   Nemhauser, Savelsbergh & Vance 1998) on a record pair of fractional
   weight z_ij = Σ_{C∋i,j} x_C, by default chosen by reliability branching
   (:mod:`mipagg.exact.branching`; "fractional": the most fractional pair):
-  one child keeps i and j together, the other apart.  Children reuse the whole column pool, the
-  columns a node forbids fixed at 0 in the master; pricing (heuristic and
-  exact search) only produces allowed clusters.  Best-bound node selection,
-  deeper nodes first on ties (a dive).  Every node bound is certified by
-  exact pricing; the global lower bound is the least bound of the open nodes,
-  valid at any time.
+  one child keeps i and j together, the other apart.  Children reuse the
+  whole column pool, the columns a node forbids fixed at 0 in the master;
+  pricing (heuristic and exact search) only produces allowed clusters.
+  Best-bound node selection, deeper nodes first on ties (a dive).  Every
+  node bound is certified by exact pricing; the global lower bound is the
+  least bound of the open nodes, valid at any time.
 
 An artificial column of cost UB₀ + 1 per record (UB₀ the first incumbent)
 keeps every node LP feasible; an LP solution that uses one is worth more than
