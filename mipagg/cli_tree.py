@@ -88,6 +88,8 @@ def _lines(s: dict) -> list[str]:
         out += _share_lines(s["gap_by_group"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
                     for k, v in s["options"].items())
+    if s.get("branching"):
+        out.append(f"branching rule {s['branching']}")
     out.append(f"options (not defaults): {opts or 'none'}")
     return out
 

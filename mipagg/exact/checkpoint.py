@@ -284,6 +284,7 @@ def summary(ckpt: Checkpoint) -> dict:
     return {
         "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
         "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
+        "branching": meta["settings"].get("branching"),   # whatever the defaults of today
         "incumbent_sse": ub, "lower_bound": lb, "gap": gap(ub, lb),
         "root_lp_bound": bounds["root_lp_bound"], "root_cut_bound": bounds["root_cut_bound"],
         "gap_closed": gap_closed(lb, ub, bounds["root_lp_bound"]),

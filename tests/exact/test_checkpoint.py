@@ -92,8 +92,11 @@ def test_a_resumed_tree_keeps_reliability_branchings_pseudocosts(tree24, tmp_pat
     assert probes.sum() * 2 == a.strong_evaluations > 0
     s = checkpoint.summary(ck)
     assert (s["pseudocost_pairs"], s["pseudocost_probes"]) == (probes.size, probes.sum())
+    assert s["branching"] == "reliability:4"          # named even when it is the default
     assert main(["tree", str(tmp_path / "a.npz")]) == 0
-    assert f"{probes.size:,} pairs, {probes.sum():,} probes" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{probes.size:,} pairs, {probes.sum():,} probes" in out
+    assert "branching rule reliability:4" in out
     b = branch_and_price(X, 3, node_limit=30, resume=tmp_path / "a.npz",
                          checkpoint=tmp_path / "b.npz", **rel)
     pairs_b, sums_b, probes_b = checkpoint.load(tmp_path / "b.npz").pseudocosts
