@@ -4,8 +4,8 @@
 ``pricing`` (heuristic, enumeration, ILP), ``rounding`` (SRH and MSTH),
 ``colgen`` (the MicroaggregationHeuristicMP loop as the object
 ``ColumnGeneration`` and its result), ``bp`` (``BranchAndPrice``: the same root,
-then cuts, dive (``diving``), gap closing (at nodes: ``nodeclosing``) and the tree), ``node`` (the column-generation loop
-of one node), ``settings`` (``CGSettings``, ``BPSettings``, ``StopCriterion``),
+then cuts, dive (``diving``), gap closing (at nodes: ``nodeclosing``) and the
+tree), ``node`` (the column-generation loop of one node), ``settings`` (``CGSettings``, ``BPSettings``, ``StopCriterion``),
 ``rules`` (pluggable branching rules, node selection, cut families),
 ``gapclosing``, ``bounds`` (certified Lagrangian bound, gap (15), reduced-cost
 column enumeration), ``reference`` (brute-force checks).  Solvers are imported

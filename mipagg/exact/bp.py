@@ -271,8 +271,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     aggregation : before the root's column generation, the aggregated phase
         of :mod:`mipagg.exact.aggregation` from the incumbent's groups
         ("on"), not ("off"), or "auto": "on" from ``AGGREGATION_MIN_K`` = 10.
-    node_close_max_columns : gap closing at the tree's nodes (:func:`~mipagg.exact.nodeclosing.close_node`):
-        at most this many clusters per node (0 switches it off).
+    node_close_max_columns : gap closing at the tree's nodes
+        (:func:`~mipagg.exact.nodeclosing.close_node`): at most this many
+        clusters per node (0 switches it off).
     node_close_time : seconds each node's gap closing (enumeration and MIP)
         may take (default: until the run's deadline; 0 switches it off); past
         it the node keeps the MIP's certified bound, if any, and is branched.
@@ -293,7 +294,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
         0 switches it off; when the budget cannot hold the dive's steps at
-        their pace so far, each step fixes a larger share, :func:`~mipagg.exact.diving._dive_share`).
+        their pace so far, each step fixes a larger share,
+        :func:`~mipagg.exact.diving._dive_share`).
     neighbourhood_time : seconds for exact neighbourhood search on the
         incumbent after the dive (:meth:`BranchAndPrice.neighbourhood_phase`);
         default: off under ``NEIGHBOURHOOD_MIN_N`` records, else a tenth of
@@ -950,8 +952,9 @@ class BranchAndPrice(ColumnGeneration):
 
     def close_node_gap(self, res, node: Node, bound: float) -> float | None:
         """Gap closing at ``node`` (its apart pairs with the root's fixed
-        ones) when its gap is small (:func:`~mipagg.exact.nodeclosing.close_node`), else (or when it
-        finds too many clusters) a partial closing over ``node_close_partial``
+        ones) when its gap is small
+        (:func:`~mipagg.exact.nodeclosing.close_node`), else (or when it finds
+        too many clusters) a partial closing over ``node_close_partial``
         clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
         st, closer = self.settings, self.closer
