@@ -20,9 +20,9 @@ k = 3).  Configurations, each with one pricing thread:
 * ``bp-nocuts``   without subset-row cuts;
 * ``bp-tree``     tree only (no cuts, no gap closing, no pool MIP);
 * ``bp-nofix``, ``bp-tree-nofix``  without reduced-cost fixing (issue 22);
-* ``bp-strong``, ``bp-tree-strong`` strong branching instead of the most fractional pair;
-  ``bp-strong4``, ``bp-reliability``, ``bp-reliability4`` (and ``bp-tree-…``): the rules
-  "strong:4", "reliability" and "reliability:4";
+* ``bp-fractional``, ``bp-strong``, ``bp-strong4``, ``bp-reliability``, ``bp-reliability4``
+  (and ``bp-tree-…``): the branching rules "fractional" (the default before 2026-11-29),
+  "strong", "strong:4", "reliability" and "reliability:4" (the default since);
 * ``bp-index``, ``bp-tree-index`` ties among the most fractional pairs by index (rule
   "fractional_index", the default before 2026-11-28) instead of by distance;
 * ``cg+close``    column generation to the LP bound, then gap closing.
@@ -53,49 +53,34 @@ from mipagg.subsets import subset  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+
+
+def _bp(**options):
+    """A configuration: ``branch_and_price`` with these options, one pricing thread."""
+    return lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, **options)
+
+
 CONFIGS = {
-    "bp": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1),
-    "bp-nonode": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                   node_close_max_columns=0),
-    "bp-close30": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                    close_gap_time=30.0),
-    "bp-close60": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                    close_gap_time=60.0),
+    "bp": _bp(),
+    "bp-nonode": _bp(node_close_max_columns=0),
+    "bp-close30": _bp(close_gap_time=30.0),
+    "bp-close60": _bp(close_gap_time=60.0),
     # issue 22: the gap-closing MIP without presolve and cut rows (the default before)
-    "bp-plain": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                  close_gap_mip="plain"),
-    "bp-nocuts": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False),
-    "bp-tree": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, cuts=False,
-                                                 close_gap=False, mip_time=0,
-                                                 node_close_max_columns=0),
-    # issue 22: reduced-cost fixing off, strong branching (docs/bench/bp_tree.md)
-    "bp-nofix": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1, fixing=False),
-    "bp-strong": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                   branching="strong"),
-    "bp-tree-nofix": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                       cuts=False, close_gap=False, mip_time=0,
-                                                       node_close_max_columns=0, fixing=False),
-    "bp-tree-strong": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                        cuts=False, close_gap=False, mip_time=0,
-                                                        node_close_max_columns=0,
-                                                        branching="strong"),
-    "bp-tree-index": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                       cuts=False, close_gap=False, mip_time=0,
-                                                       node_close_max_columns=0,
-                                                       branching="fractional_index"),
-    "bp-index": lambda X, k, tl: branch_and_price(X, k, time_limit=tl, threads=1,
-                                                  branching="fractional_index"),
+    "bp-plain": _bp(close_gap_mip="plain"),
+    "bp-nocuts": _bp(cuts=False),
+    "bp-tree": _bp(**TREE_ONLY),
+    # issue 22: reduced-cost fixing off, branching rules (docs/bench/bp_tree.md)
+    "bp-nofix": _bp(fixing=False),
+    "bp-tree-nofix": _bp(fixing=False, **TREE_ONLY),
+    "bp-index": _bp(branching="fractional_index"),
+    "bp-tree-index": _bp(branching="fractional_index", **TREE_ONLY),
     "cg+close": lambda X, k, tl: column_generation(X, k, time_limit=tl, threads=1,
                                                    close_gap=True),
 }
-TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
-for _rule in ("strong:4", "reliability", "reliability:4"):     # docs/bench/bp_tree.md
-    _name = _rule.replace(":", "")
-    CONFIGS[f"bp-{_name}"] = (lambda r: lambda X, k, tl: branch_and_price(
-        X, k, time_limit=tl, threads=1, branching=r))(_rule)
-    CONFIGS[f"bp-tree-{_name}"] = (lambda r: lambda X, k, tl: branch_and_price(
-        X, k, time_limit=tl, threads=1, branching=r, **TREE_ONLY))(_rule)
-
+for _rule in ("fractional", "strong", "strong:4", "reliability", "reliability:4"):
+    CONFIGS[f"bp-{_rule.replace(':', '')}"] = _bp(branching=_rule)
+    CONFIGS[f"bp-tree-{_rule.replace(':', '')}"] = _bp(branching=_rule, **TREE_ONLY)
 
 def _fmt(x, d=4):
     return "–" if x is None else f"{x:.{d}f}"

@@ -87,8 +87,8 @@ def _lines(s: dict) -> list[str]:
     if s.get("gap_by_group"):
         out += _share_lines(s["gap_by_group"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
-                    for k, v in s["options"].items())
-    if s.get("branching"):
+                    for k, v in s["options"].items() if k != "branching")
+    if s.get("branching"):                  # on its own line, default or not
         out.append(f"branching rule {s['branching']}")
     out.append(f"options (not defaults): {opts or 'none'}")
     return out
