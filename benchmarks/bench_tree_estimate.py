@@ -1,5 +1,5 @@
-"""How well the ``bp`` tree's two size estimates predict trees that finish
-(:mod:`mipagg.exact.treestats`; issue 22, docs/bench/casc_gap.md §29).
+"""How well the ``bp`` tree's size estimates predict trees that finish
+(:mod:`mipagg.exact.treestats`; issue 22, docs/bench/casc_gap.md §29, §36).
 
     .venv/bin/python benchmarks/bench_tree_estimate.py [--sizes 100,110] [--seeds 1,2,3,4,5]
         [--k 3] [--quick] [--json out.json]
@@ -10,20 +10,25 @@ Instances: :func:`mipagg.generators.lognormal` (p = 6 columns), k = 3, solved
 by the tree alone (cuts, gap closing, pool MIP, dive, neighbourhood search and
 pair fixing off; most-fractional branching; one thread): trees of tens to
 hundreds of nodes, a few seconds each.  After every node
-the run records the tree-weight estimate (total nodes) and the bound trend's
-(nodes done + nodes to the cutoff at the bound's recent pace).  For each
-finished tree of N nodes, at 10, 25, 50, 75 and 90 % of N, each estimate is
-divided by N: 1 is exact; "–" means no estimate yet.
-Printed: per tree and fraction the two ratios, then per fraction the
+the run records the tree-weight estimate (total nodes), the bound trend's
+(nodes done + nodes to the cutoff at the bound's recent pace) and the open
+gap's (nodes done + nodes until the open nodes' summed gap to the cutoff
+reaches zero at its recent pace; bench only), all three floored at nodes
+done + open.  For each finished tree of N nodes, at 10, 25, 50, 75 and 90 %
+of N, each estimate is divided by N: 1 is exact; "–" means no estimate yet.
+Printed: per tree and fraction the three ratios, then per fraction the
 geometric mean of the ratios and how many of them are within a factor of 2.
 
 ``--series`` replays a tree that has not finished: a CSV of (nodes,
-lower_bound, weight_estimate) rows from its progress lines, in node order
+lower_bound, weight_estimate[, open]) rows from its progress lines, in node order
 (``docs/results/trees/tarragona_k5_progress.csv``: the Tarragona k = 5 runs
-from checkpoint ``_8`` to ``_13b``, ``_14b`` and ``_15``, the bound rebuilt from the printed gap,
-within about 2e-6).  Every ``--every``-th row prints both estimates (the
-trend's fed with the rows so far, cutoff ``ub`` × (1 − 1e-6)); an estimate
-below the last row's node count is *refuted*: the tree passed it unfinished.
+from checkpoint ``_8`` on, the bound rebuilt from the printed gap, within
+about 2e-6; the checkpoint column names the run that wrote each row).  Every
+``--every``-th row prints both estimates (the trend's fed with the rows so
+far, cutoff ``ub`` × (1 − 1e-6); both floored at nodes + open as bp does
+since 2026-11-29, :mod:`mipagg.exact.treestats`); an estimate below the last
+row's node count is *refuted*: the tree passed it unfinished.  The last line
+counts the refuted rows.
 """
 
 from __future__ import annotations
@@ -48,37 +53,46 @@ from mipagg.exact.treestats import BoundTrend, tree_estimate  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 
 FRACTIONS = (0.1, 0.25, 0.5, 0.75, 0.9)
+ESTIMATES = ("weight", "trend", "open gap")
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
                  dive_time=0, neighbourhood_time=0, fixing=False, threads=1,
                  branching="fractional")
 
 
 class _Recorder(BranchAndPrice):
-    """The tree with (nodes, weight estimate, trend estimate) after every node
-    in ``record``."""
+    """The tree with (nodes, weight estimate, trend estimate, open-gap
+    estimate) after every node in ``record``.  The open-gap estimate
+    projects the open nodes' summed gap to the cutoff (``open_gap``) to zero
+    at its pace over the last half of the nodes (a :class:`BoundTrend` fed
+    with its negation), floored like the others at the open nodes."""
 
     record: list
+    gap_trend: BoundTrend
 
     def observe_bound(self) -> None:
         super().observe_bound()
-        depths = self.open_depths()
-        weight = None if depths is None else tree_estimate(self.nodes, depths)
-        by_bound = self.trend.nodes_to(self.cutoff())
-        self.record.append((self.nodes, weight, None if by_bound is None
-                            else self.nodes + by_bound))
+        live, cutoff = self.open_below_cutoff(), self.cutoff()
+        weight = None if live is None else tree_estimate(self.nodes, [nd.depth for nd in live])
+        n_open = len(live or ())
+        by_bound = self.trend.nodes_to(cutoff, n_open)
+        if live is not None:
+            self.gap_trend.observe(self.nodes, -sum(cutoff - nd.bound for nd in live))
+        by_gap = self.gap_trend.nodes_to(0.0, n_open)
+        self.record.append((self.nodes, weight) + tuple(
+            None if e is None else self.nodes + e for e in (by_bound, by_gap)))
 
 
 def run_tree(n: int, seed: int, k: int) -> dict:
     X = lognormal(n, 6, seed=seed).X
     t0 = time.perf_counter()
     tree = _Recorder(X, k, BPSettings(**TREE_ONLY))
-    tree.record = []
+    tree.record, tree.gap_trend = [], BoundTrend()
     res = tree.run()
     record = tree.record
     N = res.nodes
     ratios = {}
     for f in FRACTIONS:
-        row = next((r for r in record if r[0] >= f * N), (N, None, None))
+        row = next((r for r in record if r[0] >= f * N), (N, None, None, None))
         ratios[f] = [None if e is None else e / N for e in row[1:]]
     return {"n": n, "seed": seed, "k": k, "status": res.status, "nodes": N,
             "seconds": time.perf_counter() - t0, "ratios": ratios}
@@ -88,20 +102,26 @@ def replay(path: str, ub: float, every: int) -> None:
     """The estimates along a saved progress series (``--series``)."""
     with open(path, newline="") as f:
         rows = [(int(r["nodes"]), float(r["lower_bound"]),
-                 int(r["weight_estimate"]) if r["weight_estimate"] else None)
+                 int(r["weight_estimate"]) if r["weight_estimate"] else None,
+                 int(r["open"]) if r.get("open") else 0)
                 for r in csv.DictReader(f)]
     last, cutoff, trend = rows[-1][0], ub * (1 - 1e-6), BoundTrend()
+    refuted = [0, 0]
     print(f"{path}: {len(rows)} rows, nodes {rows[0][0]}..{last}, the tree unfinished")
-    print("| nodes | bound | weight estimate | trend estimate |\n|---|---|---|---|")
-    for i, (n, lb, weight) in enumerate(rows):
+    print("| nodes | open | bound | weight estimate | trend estimate |\n|---|---|---|---|---|")
+    for i, (n, lb, weight, n_open) in enumerate(rows):
         trend.observe(n, lb)
+        left = trend.nodes_to(cutoff, n_open)
+        # the weight estimate as printed then; the floor of nodes + open as bp applies it now
+        estimates = (None if weight is None else max(weight, n + n_open),
+                     None if left is None else n + left)
+        bad = [e is not None and e < last for e in estimates]
+        refuted = [r + b for r, b in zip(refuted, bad)]
         if i % every == 0 or i == len(rows) - 1:
-            left = trend.nodes_to(cutoff)
-            cells = [(e, e is not None and e < last)
-                     for e in (weight, None if left is None else n + left)]
-            print(f"| {n} | {lb:.5f} | " + " | ".join(
-                "–" if e is None else f"{e:,}" + (" (refuted)" if bad else "")
-                for e, bad in cells) + " |")
+            print(f"| {n} | {n_open} | {lb:.5f} | " + " | ".join(
+                "–" if e is None else f"{e:,}" + (" (refuted)" if b else "")
+                for e, b in zip(estimates, bad)) + " |")
+    print(f"refuted: weight {refuted[0]} of {len(rows)} rows, trend {refuted[1]}")
 
 
 def _fmt(x) -> str:
@@ -109,12 +129,12 @@ def _fmt(x) -> str:
 
 
 def summary(runs: list) -> list[str]:
-    out = ["| at | weight: geo-mean ratio | within 2× | trend: geo-mean ratio | within 2× |",
-           "|---|---|---|---|---|"]
+    out = ["| at | " + " | ".join(f"{e}: geo-mean ratio | within 2×" for e in ESTIMATES) + " |",
+           "|---" * (1 + 2 * len(ESTIMATES)) + "|"]
     done = [r for r in runs if r["status"] == "optimal"]
     for f in FRACTIONS:
         cells = []
-        for i in (0, 1):
+        for i in range(len(ESTIMATES)):
             vals = [r["ratios"][f][i] for r in done if r["ratios"][f][i]]
             gm = math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
             within = sum(0.5 <= v <= 2 for v in vals)
@@ -147,10 +167,10 @@ def main(argv=None) -> None:
         for seed in seeds:
             r = run_tree(n, seed, a.k)
             runs.append(r)
-            cols = "  ".join(f"{int(100 * f)}%: {_fmt(w)}/{_fmt(t)}"
-                             for f, (w, t) in r["ratios"].items())
+            cols = "  ".join(f"{int(100 * f)}%: " + "/".join(map(_fmt, v))
+                             for f, v in r["ratios"].items())
             print(f"n={n} seed={seed} k={a.k}: {r['status']}, {r['nodes']} nodes, "
-                  f"{r['seconds']:.1f} s; weight/trend ratio  {cols}", flush=True)
+                  f"{r['seconds']:.1f} s; {'/'.join(ESTIMATES)} ratio  {cols}", flush=True)
     print("\n".join(summary(runs)))
     if a.json:
         Path(a.json).write_text(json.dumps(

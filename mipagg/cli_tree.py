@@ -52,7 +52,7 @@ def _tree_lines(s: dict) -> list[str]:
            f"the tree has closed {closed} of the root gap",
            f"open {s['open_nodes']:,} nodes{_cut_off(s)}; tree-size estimate {est}",
            "open bounds: min {min:.4f}, 10 % {q10:.4f}, median {median:.4f}, 90 % {q90:.4f}, "
-           "max {max:.4f}".format(**b),
+           "max {max:.4f}; summed gap to the cutoff {gap:.4f}".format(**b, gap=s["open_gap"]),
            "open depths: min {min:.0f}, median {median:.0f}, max {max:.0f}".format(**d)]
     if "il" in s:
         out.append(f"IL {s['il']:.6f} %, bound {s['il_bound']:.6f} % (SST {s['sst']:.4f})")

@@ -547,13 +547,19 @@ class BranchAndPrice(ColumnGeneration):
             return lower
         return max(lower, min(self.closing_bound, self.rounder.best_sse))
 
-    def open_depths(self) -> list | None:
-        """Depths of the open nodes below the cutoff (None when the node
-        selection cannot be iterated)."""
+    def open_below_cutoff(self) -> list | None:
+        """The open nodes below the cutoff (None when the node selection
+        cannot be iterated)."""
         if not hasattr(self.open, "__iter__"):
             return None
         cutoff = self.cutoff()
-        return [nd.depth for nd in self.open if nd.bound < cutoff]
+        return [nd for nd in self.open if nd.bound < cutoff]
+
+    def open_depths(self) -> list | None:
+        """Depths of the open nodes below the cutoff (None when the node
+        selection cannot be iterated)."""
+        live = self.open_below_cutoff()
+        return None if live is None else [nd.depth for nd in live]
 
     def separate_cuts(self, master, solution, n, max_cuts, min_violation) -> list:
         """New cuts of every cut family violated by ``solution``."""
@@ -1000,13 +1006,16 @@ class BranchAndPrice(ColumnGeneration):
         bounds, fixed pairs, share of the root gap closed, the tree-size
         estimate and the time it leaves at this run's pace
         (:mod:`mipagg.exact.treestats`), and the nodes and time to the
-        cutoff at the bound's recent pace (:meth:`observe_bound`)."""
+        cutoff at the bound's recent pace (:meth:`observe_bound`), and the
+        open nodes' summed gap to the cutoff (``open_gap``)."""
         if not self.progress.enabled:
             return
         lb, ub, fixer = self.global_bound(), self.rounder.best_sse, self.fixer
-        depths = self.open_depths()
+        cutoff = self.cutoff()
+        live = self.open_below_cutoff()
+        depths = None if live is None else [nd.depth for nd in live]
         estimate = None if depths is None else tree_estimate(self.nodes, depths)
-        by_bound = self.trend.nodes_to(self.cutoff())
+        by_bound = self.trend.nodes_to(cutoff, len(depths or ()))
         self.progress.update(nodes=self.nodes,
                              open=len(self.open) if depths is None else len(depths),
                              enumerated=self.closer.succeeded,
@@ -1015,7 +1024,9 @@ class BranchAndPrice(ColumnGeneration):
                              closed=gap_closed(lb, ub, self.root_lp_bound), estimate=estimate,
                              left=format_duration(self.seconds_left(estimate)),
                              bound_trend=by_bound,
-                             bound_left=format_duration(self.trend_seconds_left(by_bound)))
+                             bound_left=format_duration(self.trend_seconds_left(by_bound)),
+                             open_gap=None if live is None
+                             else float(sum(cutoff - nd.bound for nd in live)))
 
     def observe_bound(self) -> None:
         """The certified bound after this node (or batch of workers' nodes)
@@ -1071,7 +1082,8 @@ class BranchAndPrice(ColumnGeneration):
                             overrun=self.stop.overrun(total))
         self.progress.done(status=status, nodes=self.nodes, lb=lower, ub=best)
         estimate = self.final_estimate(status, open_bounds)
-        by_bound = None if status == "optimal" else self.trend.nodes_to(self.cutoff())
+        by_bound = None if status == "optimal" else self.trend.nodes_to(self.cutoff(),
+                                                                          len(open_bounds))
         return BranchAndPriceResult(
             partition=rounder.best, sse=best, lower_bound=lower, status=status,
             nodes=self.nodes, open_nodes=len(open_bounds), root_lp_bound=self.root_lp_bound,

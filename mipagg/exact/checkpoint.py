@@ -263,8 +263,10 @@ def summary(ckpt: Checkpoint) -> dict:
     recent pace (:class:`~mipagg.exact.treestats.BoundTrend`).  Listed nodes whose
     bound is at or above the incumbent's cutoff (its SSE less the relative
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
-    not open.  ``pseudocost_pairs``/``pseudocost_probes``: reliability
-    branching's table, from checkpoints written since 2026-11-29."""
+    not open.  ``open_gap``: Σ (cutoff − bound) over the open nodes, the bound
+    the tree must still gain in all (docs/bench/casc_gap.md §35).
+    ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
+    from checkpoints written since 2026-11-29."""
     from .bounds import gap, node_cutoff
     from .treestats import gap_closed, seconds_left, tree_estimate
 
@@ -280,7 +282,8 @@ def summary(ckpt: Checkpoint) -> dict:
     rows = [len(c) if isinstance(c, tuple) else len(c.rows) for c in ckpt.cuts]
     estimate = tree_estimate(counts["nodes"], depth.tolist()) if nb.size else None
     pace = meta.get("pace")             # absent from checkpoints before 2026-11-28
-    by_bound = BoundTrend(meta.get("bound_trend", ())).nodes_to(cutoff) if nb.size else None
+    by_bound = (BoundTrend(meta.get("bound_trend", ())).nodes_to(cutoff, int(nb.size)) if nb.size
+                else None)
     return {
         "version": meta["version"], "saved": meta["saved"], "n": meta["n"], "k": meta["k"],
         "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
@@ -300,6 +303,7 @@ def summary(ckpt: Checkpoint) -> dict:
         if pace and by_bound is not None else None,
         "open_nodes": int(nb.size), "cut_off_nodes": len(ckpt.nodes) - int(nb.size),
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
+        "open_gap": float((cutoff - nb).sum()),
         "columns": len(ckpt.columns), "cuts": len(rows),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"],

@@ -10,6 +10,11 @@ closed and a tree-size estimate, for the progress line and the run's JSON.
   w, the whole tree is estimated at N / w nodes (None while w = 0, e.g. a
   dive that prunes nothing).  The finished weight is 1 − Σ 2^−d over the
   open nodes, so no bookkeeping is needed where nodes are pruned.
+* Floor: every open node below the cutoff is processed (and counted) before
+  the tree ends, unless a better incumbent cuts it off, so both estimates
+  are at least the nodes done plus the open nodes.  On the Tarragona k = 5
+  tree every weight estimate of the progress series lay below that floor
+  (docs/bench/casc_gap.md §36).
 * Time left: the estimated nodes still to do at the pace of the run so far
   (its nodes per second in the tree), as crude as the estimate it rests on.
 * Bound trend (:class:`BoundTrend`): the gap as progress measure, projected
@@ -47,11 +52,13 @@ def finished_weight(open_depths) -> float:
 
 
 def tree_estimate(nodes: int, open_depths) -> int | None:
-    """Estimated total nodes of the tree (None while nothing is finished)."""
-    w = finished_weight(open_depths)
+    """Estimated total nodes of the tree, at least the nodes done and open
+    (None while nothing is finished)."""
+    depths = list(open_depths)
+    w = finished_weight(depths)
     if w <= 1e-12:
         return None
-    return max(nodes, int(round(nodes / w)))
+    return max(nodes + len(depths), int(round(nodes / w)))
 
 
 def seconds_left(estimate: int | None, nodes: int, nodes_run: int, seconds_run: float):
@@ -97,13 +104,14 @@ class BoundTrend:
         n0, b0 = next((n, b) for n, b in reversed(self.samples) if n <= start)
         return (b_last - b0) / (n_last - n0)
 
-    def nodes_to(self, target) -> int | None:
-        """Nodes until the bound reaches ``target`` at the window's pace
-        (0 when it is there; None without a rise to project)."""
+    def nodes_to(self, target, open_nodes: int = 0) -> int | None:
+        """Nodes until the bound reaches ``target`` at the window's pace, at
+        least ``open_nodes`` (the open nodes below it; 0 when the bound is
+        there; None without a rise to project)."""
         rate = self.slope()
         if rate is None or target is None or not math.isfinite(target):
             return None
         left = target - self.samples[-1][1]
         if left <= 0:
             return 0
-        return None if rate <= 0 else int(math.ceil(left / rate))
+        return None if rate <= 0 else max(open_nodes, int(math.ceil(left / rate)))

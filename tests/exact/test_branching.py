@@ -237,6 +237,7 @@ def test_tree_statistics():
     assert tree_estimate(10, [1, 1]) is None            # a dive that finished nothing
     assert tree_estimate(10, [1, 2]) == 40
     assert tree_estimate(3, []) == 3
+    assert tree_estimate(10, [5, 5, 5]) == 13           # 10/(1 − 3/32) = 11 < 10 done + 3 open
     assert gap_closed(11.0, 12.0, 10.0) == pytest.approx(0.5)
     assert gap_closed(None, 12.0, 10.0) is None and gap_closed(12.0, 12.0, 12.0) is None
     assert seconds_left(40, 10, 5, 2.0) == pytest.approx(12.0)   # 30 nodes at 0.4 s
@@ -244,6 +245,28 @@ def test_tree_statistics():
     assert seconds_left(None, 10, 5, 2.0) is None and seconds_left(40, 10, 0, 0.0) is None
     assert [format_duration(s) for s in (None, 42.4, 150, 3 * 3600, 1.4e7)] == [
         None, "42 s", "2.5 min", "3 h", "162 d"]
+
+
+def test_estimates_never_fall_below_the_nodes_done_and_open():
+    """Every open node below the cutoff is processed before the tree ends
+    when the incumbent is already optimal, so nodes + open nodes at a node
+    limit never exceed the finished tree (95 nodes here), and both estimates
+    respect that floor."""
+    from mipagg.generators import lognormal
+    X = lognormal(50, 6, seed=2).X
+    tree_only = dict(TREE_ONLY, dive_time=0, neighbourhood_time=0, fixing=False, threads=1,
+                     branching="fractional")
+    best = branch_and_price(X, 3, **tree_only)
+    full = branch_and_price(X, 3, initial=best.partition, **tree_only)
+    assert full.status == "optimal" and full.sse == pytest.approx(best.sse)
+    assert full.nodes > 40
+    for limit in (5, 15, 30):          # the premise of the floor (treestats)
+        part = branch_and_price(X, 3, initial=best.partition, node_limit=limit, **tree_only)
+        assert part.status == "node_limit" and part.open_nodes > 0
+        assert part.nodes + part.open_nodes <= full.nodes
+        assert part.tree_estimate is None or part.tree_estimate >= part.nodes + part.open_nodes
+        assert part.bound_trend_nodes is None or part.bound_trend_nodes >= part.open_nodes
+    assert part.tree_estimate is not None and part.bound_trend_nodes is not None
 
 
 def test_bound_trend_projects_the_recent_half():
@@ -261,6 +284,8 @@ def test_bound_trend_projects_the_recent_half():
     assert t.slope() == pytest.approx(0.01)
     assert t.nodes_to(40.6 + 1.0) == 100                # 1.0 above the last bound
     assert t.nodes_to(40.0) == 0
+    assert t.nodes_to(40.6 + 1.0, open_nodes=150) == 150   # each open node is still to do
+    assert t.nodes_to(40.0, open_nodes=150) == 0
     t.observe(100, 41.0)                                # the same node: the sample is replaced
     t.observe(99, 50.0)                                 # an older node count: ignored
     assert t.samples[-1] == (100, 41.0) and len(t.samples) == 101

@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from mipagg.errors import DataError, ParameterError
 from mipagg.exact import checkpoint
+from mipagg.exact.bounds import node_cutoff
 from mipagg.exact.bp import branch_and_price
 from mipagg.exact.reference import set_partitioning
 from mipagg.outputs import OutputError
@@ -310,12 +311,18 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
                                                           / s["nodes_per_second"])
     assert (s["cuts"], s["columns"], s["fixed_pairs"]) == (r.cuts, r.columns, r.fixed_pairs)
     assert sum(s["cuts_by_rows"].values()) == r.cuts
+    cutoff = node_cutoff(r.sse, 1e-6)
+    live = [nd.bound for nd in checkpoint.load(path).nodes if nd.bound < cutoff]
+    assert len(live) == r.open_nodes and s["open_gap"] == pytest.approx(sum(cutoff - b
+                                                                           for b in live))
+    assert s["open_gap"] >= r.open_nodes * (cutoff - s["open_bound_quantiles"]["max"]) > 0
     assert s["options"]["node_limit"] == 20 and "time_limit" not in s["options"]
     assert main(["tree", str(path)]) == 0
     text = capsys.readouterr().out
     assert f"gap {r.gap:.4f} %" in text and f"open {r.open_nodes:,}" in text
     assert "more at the pace of the run that wrote it" in text
     assert f"{r.bound_trend_nodes:,} more nodes to the cutoff at the bound's recent pace" in text
+    assert f"summed gap to the cutoff {s['open_gap']:.4f}" in text
     assert main(["tree", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
@@ -379,7 +386,8 @@ def test_mipagg_tree_with_the_data_gives_the_il_of_the_run(tmp_path, capsys):
 
 def test_the_progress_line_counts_open_nodes_below_the_cutoff(tree24):
     """The run's progress line counts the open nodes as the result and
-    ``mipagg tree`` do: a queued node at or above the incumbent is cut off."""
+    ``mipagg tree`` do: a queued node at or above the incumbent is cut off
+    (nor does it count in ``open_gap``, their summed gap to the cutoff)."""
     import io
     import re
 
@@ -398,3 +406,7 @@ def test_the_progress_line_counts_open_nodes_below_the_cutoff(tree24):
     tree.report_progress()
     line = tree.progress.stream.getvalue()
     assert int(re.search(r"\bopen (\d+)", line).group(1)) == below == len(tree.open) - 1
+    cutoff = tree.cutoff()                  # the node above the cutoff adds nothing
+    summed = sum(cutoff - nd.bound for nd in tree.open if nd.bound < cutoff)
+    assert float(re.search(r"\bopen_gap (\S+)", line).group(1)) == pytest.approx(summed,
+                                                                                  rel=1e-5)
