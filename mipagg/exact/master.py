@@ -227,6 +227,38 @@ class MasterProblem:
             added += 1
         return added
 
+    def drop_columns(self, drop: np.ndarray) -> int:
+        """Delete the columns with ``drop[j]`` True from the LP and the pool
+        (the others keep their order; a dropped cluster priced again comes
+        back as a new column); returns how many were dropped.  Nonbasic
+        columns only, e.g. reduced costs above the gap: the basis stays valid
+        and optimal.  Each LP iteration costs less with fewer columns
+        (docs/bench/casc_gap.md §37)."""
+        drop = np.asarray(drop, dtype=bool)
+        if drop.size != len(self.columns):
+            raise ValueError(f"drop has {drop.size} entries for {len(self.columns)} columns")
+        if self._fixed:
+            raise RuntimeError("columns are fixed at 1 (a dive): unfix them first")
+        import highspy
+
+        idx = np.flatnonzero(drop)
+        if not idx.size:
+            return 0
+        status = self._highs.deleteCols(idx.size, (idx + self._offset).astype(np.int32))
+        if status != highspy.HighsStatus.kOk:
+            raise SolverError(f"HiGHS could not delete {idx.size} columns: {status}")
+        keep = np.flatnonzero(~drop)
+        self.columns = [self.columns[j] for j in keep]
+        self.weights = [self.weights[j] for j in keep]
+        self._index = {tuple(c.tolist()): j for j, c in enumerate(self.columns)}
+        self._by_record = [[] for _ in range(self.n)]
+        for j, c in enumerate(self.columns):
+            for v in c.tolist():
+                self._by_record[v].append(j)
+        if self._allowed is not None:
+            self._allowed = self._allowed[keep]
+        return int(idx.size)
+
     def set_allowed(self, allowed: np.ndarray | None) -> None:
         """Fix the columns with ``allowed[j]`` False at 0 (a branching node's
         forbidden clusters); ``None`` frees every column."""

@@ -366,6 +366,7 @@ class BPSettings(_Loadable):
     node_selection: str = "best_bound"
     cut_families: tuple = ("subset_row",)
     fixing: bool = True
+    column_fixing: bool = False
     node_cut_rounds: int = 0
     tree_mip: float | None = None
     reclose_root: bool = False

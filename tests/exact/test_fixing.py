@@ -109,3 +109,60 @@ def test_pair_fixing_object_refresh():
     assert fx.fix_root(lam, 0.0, ub=1e9) == 0          # huge gap: nothing fixed
     assert fx.refresh(0.05) > 0                         # tight incumbent: far pairs fixed
     assert (0, 1) not in fx.root_pairs()
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny_instances(max_n=9, max_k=3))
+def test_column_fixing_drops_only_clusters_of_partitions_no_better_than_the_incumbent(inst):
+    """Every partition holding a column dropped at the root costs at least the
+    incumbent (exhaustive), and ``bp`` with column fixing keeps the optimum."""
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.exact.settings import BPSettings
+
+    X, k = inst
+    n = X.shape[0]
+    least: dict = {}                    # cluster -> least SSE of a partition holding it
+    for part in group_partitions(list(range(n)), k):
+        cost = sum(group_sse(X, g) for g in part)
+        for g in part:
+            key = tuple(sorted(g))
+            least[key] = min(least.get(key, np.inf), cost)
+    opt = min(least.values())
+    tree = BranchAndPrice(X, k, BPSettings(threads=1, column_fixing=True, close_gap=False,
+                                           dive_time=0, mip_time=0))
+    tree.root_column_generation()
+    tree.cut_rounds()
+    before = [tuple(c.tolist()) for c in tree.master.columns]
+    value = tree.master.solve().value
+    tree.fix_root_columns()
+    after = {tuple(c.tolist()) for c in tree.master.columns}
+    dropped = [c for c in before if c not in after]
+    assert tree.columns_fixed == len(dropped) == len(before) - len(after)
+    for c in dropped:
+        assert least.get(c, np.inf) >= tree.rounder.best_sse - 1e-9, c
+    assert tree.master.solve().value >= value - 1e-9     # fewer columns: never a lower LP
+    r = branch_and_price(X, k, threads=1, column_fixing=True, cuts=False, close_gap=False,
+                         mip_time=0, node_close_max_columns=0)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_column_fixing_on_a_tree_and_a_resumed_tree(tmp_path):
+    """A tree of a few dozen nodes with the columns fixed at its root, and
+    resumed from a checkpoint with them fixed there: the same optimum as
+    without, fewer columns in the master."""
+    from mipagg.generators import lognormal
+
+    X = lognormal(50, 6, seed=2).X
+    kw = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
+              branching="fractional")
+    off = branch_and_price(X, 3, **kw)
+    on = branch_and_price(X, 3, column_fixing=True, **kw)
+    assert off.status == on.status == "optimal" and off.nodes > 20
+    assert on.sse == pytest.approx(off.sse, abs=1e-7) and on.columns_fixed > 0
+    assert off.columns_fixed == 0 and on.summary()["columns_fixed"] == on.columns_fixed
+    path = tmp_path / "t.npz"
+    part = branch_and_price(X, 3, node_limit=10, checkpoint=path, **kw)
+    assert part.status == "node_limit"
+    again = branch_and_price(X, 3, resume=path, column_fixing=True, **kw)
+    assert again.status == "optimal" and again.sse == pytest.approx(off.sse, abs=1e-7)
+    assert again.columns_fixed > 0

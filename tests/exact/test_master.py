@@ -89,3 +89,33 @@ def test_infeasible_master_raises():
     mp.add_columns([[0, 1], [1, 2, 3]])   # record 0 and 1 cannot both be covered once
     with pytest.raises(SolverError):
         mp.solve()
+
+
+def test_dropped_columns_leave_the_lp_and_the_pool():
+    """Dropping nonbasic columns keeps the LP optimum; the others keep their
+    order, lookups and allowed state; a dropped cluster can be added again."""
+    rng = np.random.default_rng(4)
+    n, k = 15, 3
+    X = rng.normal(size=(n, 2))
+    mp = MasterProblem(X)
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, 15, 3)] + _random_columns(rng, n, k, 60))
+    sol = mp.solve()
+    rc = mp.reduced_costs(sol.duals)
+    drop = rc > np.quantile(rc, 0.5)
+    assert drop.any() and not (drop & (sol.x > 1e-9)).any()
+    kept = [c.tolist() for c, d in zip(mp.columns, drop) if not d]
+    gone = [c.tolist() for c, d in zip(mp.columns, drop) if d]
+    allowed = np.ones(len(mp), dtype=bool)
+    allowed[np.flatnonzero(~drop)[0]] = False
+    mp.set_allowed(allowed)
+    assert mp.drop_columns(drop) == len(gone)
+    assert [c.tolist() for c in mp.columns] == kept and len(mp.weights) == len(kept)
+    assert not mp.has(gone[0]) and all(mp.has(c) for c in kept)
+    assert mp.allowed.tolist() == [False] + [True] * (len(kept) - 1)
+    for v in range(n):
+        assert sorted(mp.columns_of(v)) == [j for j, c in enumerate(kept) if v in c]
+    mp.set_allowed(None)
+    assert mp.solve().value == pytest.approx(sol.value, rel=1e-9)
+    assert mp.add_columns([gone[0]]) == 1 and mp.solve().value == pytest.approx(sol.value)
+    with pytest.raises(ValueError):
+        mp.drop_columns(np.ones(3, dtype=bool))
