@@ -49,7 +49,7 @@ from _env import machine  # noqa: E402
 import mipagg  # noqa: E402
 from mipagg.exact.bp import BranchAndPrice  # noqa: E402
 from mipagg.exact.settings import BPSettings  # noqa: E402
-from mipagg.exact.treestats import BoundTrend, tree_estimate  # noqa: E402
+from mipagg.exact.treestats import BoundTrend, open_gap, tree_estimate  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 
 FRACTIONS = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -76,7 +76,7 @@ class _Recorder(BranchAndPrice):
         n_open = len(live or ())
         by_bound = self.trend.nodes_to(cutoff, n_open)
         if live is not None:
-            self.gap_trend.observe(self.nodes, -sum(cutoff - nd.bound for nd in live))
+            self.gap_trend.observe(self.nodes, -open_gap(cutoff, [nd.bound for nd in live]))
         by_gap = self.gap_trend.nodes_to(0.0, n_open)
         self.record.append((self.nodes, weight) + tuple(
             None if e is None else self.nodes + e for e in (by_bound, by_gap)))

@@ -83,7 +83,7 @@ from .settings import (
     merge_settings,
     resolve_reopt_lp_algorithm,
 )
-from .treestats import BoundTrend, gap_closed, seconds_left, tree_estimate
+from .treestats import BoundTrend, gap_closed, open_gap, seconds_left, tree_estimate
 
 __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSettings",
            "cut_constraints",
@@ -664,8 +664,7 @@ class BranchAndPrice(ColumnGeneration):
         bounds stay certified either way.  A node LP's iterations cost less
         over fewer columns (docs/bench/casc_gap.md §37)."""
         stop = self.root.stop
-        if not self.settings.column_fixing or stop is None or stop.bound is None \
-                or stop.duals is None or not self.master.columns:
+        if not self.settings.column_fixing or stop.bound is None or stop.duals is None:
             return
         t0, ub = time.perf_counter(), self.rounder.best_sse
         sigma = np.zeros(len(self.master.cuts))
@@ -1059,7 +1058,7 @@ class BranchAndPrice(ColumnGeneration):
                              bound_trend=by_bound,
                              bound_left=format_duration(self.trend_seconds_left(by_bound)),
                              open_gap=None if live is None
-                             else float(sum(cutoff - nd.bound for nd in live)))
+                             else open_gap(cutoff, [nd.bound for nd in live]))
 
     def observe_bound(self) -> None:
         """The certified bound after this node (or batch of workers' nodes)

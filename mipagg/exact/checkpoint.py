@@ -268,7 +268,7 @@ def summary(ckpt: Checkpoint) -> dict:
     ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
     from checkpoints written since 2026-11-29."""
     from .bounds import gap, node_cutoff
-    from .treestats import gap_closed, seconds_left, tree_estimate
+    from .treestats import gap_closed, open_gap, seconds_left, tree_estimate
 
     meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
     counts, bounds = meta["counts"], meta["bounds"]
@@ -303,7 +303,7 @@ def summary(ckpt: Checkpoint) -> dict:
         if pace and by_bound is not None else None,
         "open_nodes": int(nb.size), "cut_off_nodes": len(ckpt.nodes) - int(nb.size),
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
-        "open_gap": float((cutoff - nb).sum()),
+        "open_gap": open_gap(cutoff, nb.tolist()),
         "columns": len(ckpt.columns), "cuts": len(rows),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"],

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["gap_closed", "finished_weight", "tree_estimate", "seconds_left", "BoundTrend"]
+__all__ = ["gap_closed", "finished_weight", "tree_estimate", "seconds_left", "open_gap",
+           "BoundTrend"]
 
 MIN_WINDOW = 10         # nodes: the bound trend's shortest window
 MAX_SAMPLES = 512       # samples a trend keeps (thinned, every other one, past that)
@@ -59,6 +60,12 @@ def tree_estimate(nodes: int, open_depths) -> int | None:
     if w <= 1e-12:
         return None
     return max(nodes + len(depths), int(round(nodes / w)))
+
+
+def open_gap(cutoff: float, open_bounds) -> float:
+    """Σ (cutoff − bound) over the open nodes below the cutoff: the bound the
+    tree must still gain in all (docs/bench/casc_gap.md §35)."""
+    return float(sum(cutoff - b for b in open_bounds if b < cutoff))
 
 
 def seconds_left(estimate: int | None, nodes: int, nodes_run: int, seconds_run: float):

@@ -21,7 +21,7 @@ from mipagg.exact.branching import (MostFractional, ReliabilityBranching, Strong
                                     fractional_pairs, make_branching)
 from mipagg.exact.master import MasterProblem, squared_distances
 from mipagg.exact.treestats import (BoundTrend, MAX_SAMPLES, MIN_WINDOW, finished_weight,
-                                    gap_closed, seconds_left, tree_estimate)
+                                    gap_closed, open_gap, seconds_left, tree_estimate)
 from mipagg.progress import format_duration
 
 from _strategies import tiny_instances
@@ -238,6 +238,7 @@ def test_tree_statistics():
     assert tree_estimate(10, [1, 2]) == 40
     assert tree_estimate(3, []) == 3
     assert tree_estimate(10, [5, 5, 5]) == 13           # 10/(1 − 3/32) = 11 < 10 done + 3 open
+    assert open_gap(10.0, [9.0, 9.5, 10.0, 11.0]) == 1.5   # nodes at or above the cutoff add 0
     assert gap_closed(11.0, 12.0, 10.0) == pytest.approx(0.5)
     assert gap_closed(None, 12.0, 10.0) is None and gap_closed(12.0, 12.0, 12.0) is None
     assert seconds_left(40, 10, 5, 2.0) == pytest.approx(12.0)   # 30 nodes at 0.4 s
