@@ -966,7 +966,11 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "Lagrangian bound at exactly priced duals (`lagrangian`), or the bound of a "
             "closed branch-and-price tree. The gap 100·(SSE − LB)/SSE (seed 001, formula "
             "(15)) therefore bounds how far the best-known partition can be from optimal; "
-            "`optimal` means the gap is closed. A run stopped by its time limit still "
+            "`optimal` means the gap is closed: a closed tree cut off every node at a "
+            "bound within the relative tolerance 10⁻⁶ (`gap_tol`) of the best SSE, so no "
+            "partition is more than 0.0001 % better, and the bound recorded is that SSE "
+            "(`mipagg tree CHECKPOINT` prints the least bound of the nodes cut off). "
+            "A run stopped by its time limit still "
             "reports only a certified bound (`time_limit`); `converged` means the LP bound "
             "is certified and a gap is left.", "",
             "## How to verify a label file", "",
