@@ -28,7 +28,9 @@ about 2e-6; the checkpoint column names the run that wrote each row).  Every
 far, cutoff ``ub`` × (1 − 1e-6); both floored at nodes + open as bp does
 since 2026-11-29, :mod:`mipagg.exact.treestats`); an estimate below the last
 row's node count is *refuted*: the tree passed it unfinished.  The last line
-counts the refuted rows.
+counts the refuted rows.  A series whose last row has no open node at the
+incumbent's bound is a finished tree of N nodes: each estimate is printed
+with its ratio to N, and the ratios at 10, 25, 50, 75 and 90 % of N close it.
 """
 
 from __future__ import annotations
@@ -106,8 +108,10 @@ def replay(path: str, ub: float, every: int) -> None:
                  int(r["open"]) if r.get("open") else 0)
                 for r in csv.DictReader(f)]
     last, cutoff, trend = rows[-1][0], ub * (1 - 1e-6), BoundTrend()
-    refuted = [0, 0]
-    print(f"{path}: {len(rows)} rows, nodes {rows[0][0]}..{last}, the tree unfinished")
+    finished = rows[-1][3] == 0 and rows[-1][1] >= cutoff    # the last row: no node open
+    refuted, at = [0, 0], {}
+    print(f"{path}: {len(rows)} rows, nodes {rows[0][0]}..{last}, "
+          + (f"the tree finished at {last:,} nodes" if finished else "the tree unfinished"))
     print("| nodes | open | bound | weight estimate | trend estimate |\n|---|---|---|---|---|")
     for i, (n, lb, weight, n_open) in enumerate(rows):
         trend.observe(n, lb)
@@ -117,11 +121,19 @@ def replay(path: str, ub: float, every: int) -> None:
                      None if left is None else n + left)
         bad = [e is not None and e < last for e in estimates]
         refuted = [r + b for r, b in zip(refuted, bad)]
+        for f in FRACTIONS:
+            if finished and f not in at and n >= f * last:
+                at[f] = (n, estimates)
         if i % every == 0 or i == len(rows) - 1:
             print(f"| {n} | {n_open} | {lb:.5f} | " + " | ".join(
-                "–" if e is None else f"{e:,}" + (" (refuted)" if b else "")
+                "–" if e is None else f"{e:,}" + (
+                    f" ({e / last:.2f})" if finished else " (refuted)" if b else "")
                 for e, b in zip(estimates, bad)) + " |")
-    print(f"refuted: weight {refuted[0]} of {len(rows)} rows, trend {refuted[1]}")
+    print(f"{'below the final size' if finished else 'refuted'}: weight {refuted[0]} of "
+          f"{len(rows)} rows, trend {refuted[1]}")
+    for f, (n, est) in at.items():       # a finished tree: each estimate / its size
+        print(f"at {100 * f:.0f} % ({n:,} nodes): weight " + ", trend ".join(
+            "–" if e is None else f"{e:,} ({e / last:.2f})" for e in est))
 
 
 def _fmt(x) -> str:

@@ -59,6 +59,20 @@ def _tree_lines(s: dict) -> list[str]:
     return out
 
 
+def _closed_line(s: dict) -> str:
+    """What a closed tree proves: no partition is below the least bound of the
+    nodes cut off, so the incumbent is optimal within its distance to it."""
+    head = "no open node: the tree is closed"
+    pb, ub = s.get("pruned_bound"), s["incumbent_sse"]
+    if pb is None:          # nothing cut off by bound, or a checkpoint without it
+        return f"{head}, the incumbent optimal (within the run's gap tolerance)"
+    if pb >= ub:
+        return f"{head}; every node cut off had a bound at or above the incumbent: optimal"
+    return (f"{head}; the least bound of the nodes cut off is {_num(pb, 6)}: no partition is "
+            f"below it, and the incumbent is at most {ub - pb:.3g} above it "
+            f"({(ub - pb) / ub:.2g} relative; gap_tol {s['gap_tol']:g})")
+
+
 def _lines(s: dict) -> list[str]:
     """The summary as text lines."""
     out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}",
@@ -68,8 +82,7 @@ def _lines(s: dict) -> list[str]:
     if s["open_nodes"]:
         out += _tree_lines(s)
     else:
-        out.append("no open node: the tree is closed, the incumbent optimal (within the run's "
-                   "gap tolerance)")
+        out.append(_closed_line(s))
         if "il" in s:
             out.append(f"IL {s['il']:.6f} % (SST {s['sst']:.4f})")
     rows = ", ".join(f"{c} on {r} rows" for r, c in s["cuts_by_rows"].items()) or "none"

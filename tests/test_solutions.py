@@ -338,7 +338,8 @@ def test_every_committed_tree_checkpoint_fits_its_file_and_bounds_below_its_part
     its least open bound (certified) not above the committed partition nor
     above its own incumbent, and not below that of the checkpoint it resumed
     (a subtree's bound never falls below its parent's).  A closed tree (no open
-    node) bounds with its incumbent, so the committed partition must be as good."""
+    node) bounds with its incumbent, so the committed partition must be as good,
+    and every node it cut off had a bound within ``gap_tol`` of that incumbent."""
     from mipagg.exact import checkpoint
     from mipagg.instance import read_csv
 
@@ -352,6 +353,8 @@ def test_every_committed_tree_checkpoint_fits_its_file_and_bounds_below_its_part
     lb = ck.lower_bound
     if not ck.nodes:                # a closed tree: its incumbent is the proven optimum
         lb = ck.meta["incumbent_sse"]
+        pruned, tol = ck.meta["bounds"]["pruned_bound"], ck.meta["settings"]["gap_tol"]
+        assert pruned is None or pruned >= lb * (1 - tol) - 1e-9
     assert lb is not None and lb <= ck.meta["incumbent_sse"] + 1e-9
     sst = float(((X - X.mean(axis=0)) ** 2).sum())
     incumbent = _il(source, np.asarray(ck.labels), int(k)) * sst / 100

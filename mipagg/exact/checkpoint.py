@@ -266,7 +266,10 @@ def summary(ckpt: Checkpoint) -> dict:
     not open.  ``open_gap``: Σ (cutoff − bound) over the open nodes, the bound
     the tree must still gain in all (docs/bench/casc_gap.md §35).
     ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
-    from checkpoints written since 2026-11-29."""
+    from checkpoints written since 2026-11-29.  ``pruned_bound``: the least
+    bound of the nodes cut off (None if none was); on a closed tree
+    min(it, incumbent) is the bound proved, the incumbent being optimal
+    within ``gap_tol`` of it (``BranchAndPrice.certified_bound``)."""
     from .bounds import gap, node_cutoff
     from .treestats import gap_closed, open_gap, seconds_left, tree_estimate
 
@@ -289,6 +292,8 @@ def summary(ckpt: Checkpoint) -> dict:
         "fingerprint": meta["fingerprint"], "options": _changed_options(meta["settings"]),
         "branching": meta["settings"].get("branching"),   # whatever the defaults of today
         "incumbent_sse": ub, "lower_bound": lb, "gap": gap(ub, lb),
+        "pruned_bound": bounds.get("pruned_bound"),
+        "gap_tol": meta["settings"].get("gap_tol", 1e-6),
         "root_lp_bound": bounds["root_lp_bound"], "root_cut_bound": bounds["root_cut_bound"],
         "gap_closed": gap_closed(lb, ub, bounds["root_lp_bound"]),
         "nodes": counts["nodes"], "max_depth": counts["max_depth"],
