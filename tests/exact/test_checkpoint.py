@@ -386,8 +386,7 @@ def test_mipagg_tree_with_the_data_gives_the_il_of_the_run(tmp_path, capsys):
     s = json.loads(capsys.readouterr().out)
     # a closed tree proves its incumbent optimal within gap_tol of the nodes cut off
     assert s["open_nodes"] == 0 and s["gap_tol"] == 1e-6
-    if s["pruned_bound"] is not None:
-        assert s["pruned_bound"] >= s["incumbent_sse"] * (1 - s["gap_tol"]) - 1e-12
+    assert s["pruned_bound"] >= s["incumbent_sse"] * (1 - s["gap_tol"]) - 1e-12
 
 
 def test_the_progress_line_counts_open_nodes_below_the_cutoff(tree24):
