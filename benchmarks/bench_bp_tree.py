@@ -26,7 +26,10 @@ option at its default, one pricing thread):
 * ``*-treemip``         any of the above with the pool MIP rerun in the tree each time
   the pool has grown by 10 % (``tree_mip=1.1``);
 * ``*-tree``            any of the above with cuts, gap closing and the pool MIP off
-  (the tree alone must prove optimality).
+  (the tree alone must prove optimality);
+* ``*-nobasis``         any of the above with every node's LP started from the basis
+  the last node left, not from its parent's (``node_basis=False``, the way
+  before 2026-11-30).
 
 Printed per run: status, seconds (total, tree), nodes, depth, open nodes, how
 far the tree lifted the bound above the root's bound after cuts, best SSE,
@@ -67,9 +70,9 @@ def config(name: str) -> dict:
     rule, *flags = name.split("-")
     if rule.partition(":")[0] not in ("fractional", "fractional_index", "strong",
                                       "reliability") or \
-            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx"}:
+            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx", "nobasis"}:
         raise SystemExit(f"unknown configuration {name!r}")
-    kw = dict(branching=rule, fixing="nofix" not in flags)
+    kw = dict(branching=rule, fixing="nofix" not in flags, node_basis="nobasis" not in flags)
     if "idx" in flags:
         kw["branching"] = "strong_fractional"
     if "nodecuts" in flags:

@@ -114,7 +114,8 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "fixed_pairs", "node_fixed_pairs", "columns_fixed",
             "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
-            "node_cuts", "rank1_cuts", "workers", "neighbourhood_solves", "closing_bound", "aggregation",
+            "node_cuts", "warm_starts", "rank1_cuts", "workers",
+            "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint")
 
 
@@ -172,6 +173,7 @@ class BranchAndPriceResult:
     bound_trend_nodes: int | None = None  # nodes to the cutoff at the bound's pace (treestats)
     bound_trend_seconds_left: float | None = None  # those nodes at this run's pace
     node_cuts: int = 0              # cuts separated at tree nodes
+    warm_starts: int = 0            # nodes whose LP started from their parent's basis
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
     strong_predicted: int = 0       # candidates scored by pseudocosts (branching "reliability")
@@ -234,7 +236,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
-                     fixing=True, column_fixing=False,
+                     fixing=True, column_fixing=False, node_basis=True, plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, resume=None, settings=None,
@@ -328,6 +330,16 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         argument of :mod:`mipagg.exact.fixing`): node LPs over fewer columns
         (:meth:`BranchAndPrice.fix_root_columns`; off by default: 4–6 %
         faster nodes on the Tarragona k = 5 tree, measured nowhere else yet).
+    node_basis : a node's children start their master LP from its final
+        basis instead of the basis the last node left (docs/bench/casc_gap.md
+        §43).
+    plunge : after a node branches, solve one of its children next (the
+        first not cut off, from the parent's basis) when its bound is within
+        this share of the gap between the least open bound and the cutoff:
+        0 (default) never, 1 always; else the least open bound first.  With
+        the optimal incumbent known the order changes no node's fate, only
+        how warm each LP starts (docs/bench/casc_gap.md §43).  A node
+        selection without ``remove`` never plunges.
     branching : the branching rule (:mod:`mipagg.exact.branching`):
         "reliability:4" (the default since 2026-11-29: strong branching on
         4 candidate pairs, a pair probed twice scored by its pseudocosts;
@@ -394,7 +406,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
         stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing,
-        column_fixing=column_fixing,
+        column_fixing=column_fixing, node_basis=node_basis, plunge=plunge,
         branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
@@ -453,6 +465,8 @@ class BranchAndPrice(ColumnGeneration):
         self.fixer: PairFixing | None = None
         self.allowed = None             # the current node's allowed-column mask (None: all)
         self.node_cuts, self.pool_at_mip = 0, 0
+        self.warm_starts = 0        # nodes whose LP started from their parent's basis
+        self.children: list[Node] = []      # those of the last node branched (plunge)
         self.workers_used = 1           # tasks in flight in a parallel tree
         self.reclosed_at = np.inf       # the incumbent of the last root gap closing
         self.proven = False             # root gap closing proved the incumbent in the tree
@@ -671,6 +685,7 @@ class BranchAndPrice(ColumnGeneration):
         if stop.cut_duals is not None:
             sigma[:len(stop.cut_duals)] = stop.cut_duals
         rc = self.master.reduced_costs(stop.duals, sigma)
+        self.rounder.finish()       # a rounding left pending refers to the columns as they are
         self.columns_fixed += self.master.drop_columns(
             rc > ub - stop.bound + PairFixing.margin(ub))
         self.pool_at_mip = min(self.pool_at_mip, len(self.master.columns))
@@ -918,7 +933,22 @@ class BranchAndPrice(ColumnGeneration):
             elif self.stop.nodes_exhausted(self.nodes):
                 self.tree_status = "node_limit"
             else:
-                return self.open.pop()
+                return self.plunge_child(node.bound) or self.open.pop()
+        return None
+
+    def plunge_child(self, least: float) -> Node | None:
+        """A child of the last node branched, taken off the queue, when
+        ``plunge`` allows one (its bound within that share of the gap between
+        ``least``, the least open bound, and the cutoff); else None."""
+        children, self.children = self.children, []
+        share = self.settings.plunge
+        if share <= 0 or not hasattr(self.open, "remove"):
+            return None
+        limit = least + share * (self.cutoff() - least)
+        for child in children:
+            if not self.prune(child.bound) and child.bound <= limit \
+                    and self.open.remove(child):
+                return child
         return None
 
     def process(self, node: Node) -> None:
@@ -936,6 +966,8 @@ class BranchAndPrice(ColumnGeneration):
             self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
         self.master.use_algorithm(self.reopt_algorithm)
         self.master.set_allowed(self.allowed)
+        if node.basis is not None and self.master.load_basis(node.basis):
+            self.warm_starts += 1
         res, bound = self.run_node(cons, node.bound, node.depth)
         self.nodes += 1
         self.max_depth = max(self.max_depth, node.depth)
@@ -949,11 +981,12 @@ class BranchAndPrice(ColumnGeneration):
             if self.interrupted(res, node, bound) or res.solution is None \
                     or self.prune(bound):
                 return
+        basis = self.master.save_basis() if self.settings.node_basis else None
         bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
         if bound is None:
             self.report_progress()          # closed by gap closing: the line goes on too
             return
-        node = replace(node, apart=node.apart + self.fix_node(res, node))
+        node = replace(node, apart=node.apart + self.fix_node(res, node), basis=basis)
         if not self.branch(node, res.solution, bound):
             return      # integral (offered) or artificial: nothing below
         self.report_progress()
@@ -963,7 +996,8 @@ class BranchAndPrice(ColumnGeneration):
         tree stops."""
         if res.stop.reason != "time_limit":
             return False
-        self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart))
+        self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart,
+                            node.basis))
         self.tree_status = "time_limit"
         return True
 
@@ -1088,8 +1122,10 @@ class BranchAndPrice(ColumnGeneration):
         if decision is None:
             return False
         self.branched = solution
-        for i, (together, apart) in enumerate(decision.children):
-            self.open.push(Node(bound, -(node.depth + 1), self.ident + i, together, apart))
+        self.children = [Node(bound, -(node.depth + 1), self.ident + i, together, apart,
+                              node.basis) for i, (together, apart) in enumerate(decision.children)]
+        for child in self.children:
+            self.open.push(child)
         self.ident += len(decision.children)
         return True
 
@@ -1129,6 +1165,7 @@ class BranchAndPrice(ColumnGeneration):
             node_closing_incumbents=self.closer.better,
             node_closings_timed_out=self.closer.timed_out,
             node_closings_too_large=self.closer.too_large, node_cuts=self.node_cuts,
+            warm_starts=self.warm_starts,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),

@@ -24,7 +24,7 @@ from .cuts import cut_matrix
 from .highs import new_highs
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
-__all__ = ["MasterProblem", "MasterSolution", "squared_distances", "cluster_weight"]
+__all__ = ["MasterProblem", "MasterSolution", "Basis", "squared_distances", "cluster_weight"]
 
 
 def cluster_weight(D: np.ndarray, cluster) -> float:
@@ -51,6 +51,20 @@ class MasterSolution:
 
 
 LP_ALGORITHMS = ("primal", "dual", "ipm")
+_BASIC = 1      # highspy.HighsBasisStatus.kBasic
+
+
+@dataclass(frozen=True, eq=False)
+class Basis:
+    """A basis of the master LP kept for later (a node's children start from
+    their parent's final basis): the basic columns (HiGHS indices, the
+    artificial columns first) and every row's status when it was taken,
+    valid while no column is deleted (``epoch``).  O(rows) memory: about
+    6 kB for Tarragona with its cuts."""
+
+    epoch: int
+    basic_cols: np.ndarray      # int32
+    row_status: np.ndarray      # int8, HiGHS basis status per row
 
 
 class MasterProblem:
@@ -120,6 +134,7 @@ class MasterProblem:
         self.artificial_cost = artificial_cost
         self._allowed: np.ndarray | None = None
         self._fixed: set[int] = set()
+        self._epoch = 0             # bumped when columns are deleted: saved bases expire
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -247,6 +262,7 @@ class MasterProblem:
         status = self._highs.deleteCols(idx.size, (idx + self._offset).astype(np.int32))
         if status != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS could not delete {idx.size} columns: {status}")
+        self._epoch += 1
         keep = np.flatnonzero(~drop)
         self.columns = [self.columns[j] for j in keep]
         self.weights = [self.weights[j] for j in keep]
@@ -258,6 +274,42 @@ class MasterProblem:
         if self._allowed is not None:
             self._allowed = self._allowed[keep]
         return int(idx.size)
+
+    def save_basis(self) -> Basis | None:
+        """The current basis (after an optimal :meth:`solve`), or None when
+        HiGHS holds none."""
+        b = self._highs.getBasis()
+        if not b.valid:
+            return None
+        cols = np.fromiter((int(v) for v in b.col_status), dtype=np.int8)
+        rows = np.fromiter((int(v) for v in b.row_status), dtype=np.int8)
+        return Basis(self._epoch, np.flatnonzero(cols == _BASIC).astype(np.int32), rows)
+
+    def load_basis(self, basis: Basis) -> bool:
+        """Start the next :meth:`solve` from ``basis`` (columns added since are
+        nonbasic at 0, cut rows added since have their slack basic); False,
+        leaving the current basis, when columns were deleted since it was
+        taken or HiGHS refuses it.  From an unrelated node's basis, a
+        node's first solve is most of its LP time (1 420 dual simplex pivots
+        on the Tarragona k = 5 tree, docs/bench/casc_gap.md §43).  O(columns)."""
+        import highspy
+
+        h = self._highs
+        n_cols, n_rows = h.getNumCol(), h.getNumRow()
+        if basis.epoch != self._epoch or basis.row_status.size > n_rows \
+                or (basis.basic_cols.size and basis.basic_cols[-1] >= n_cols):
+            return False
+        cols = np.zeros(n_cols, dtype=np.int8)          # kLower: nonbasic at 0
+        cols[basis.basic_cols] = _BASIC
+        rows = np.full(n_rows, _BASIC, dtype=np.int8)
+        rows[:basis.row_status.size] = basis.row_status
+        status = highspy.HighsBasisStatus
+        table = [status(v) for v in range(5)]
+        b = highspy.HighsBasis()
+        b.col_status = [table[v] for v in cols.tolist()]
+        b.row_status = [table[v] for v in rows.tolist()]
+        b.valid = True
+        return h.setBasis(b) == highspy.HighsStatus.kOk
 
     def set_allowed(self, allowed: np.ndarray | None) -> None:
         """Fix the columns with ``allowed[j]`` False at 0 (a branching node's

@@ -74,7 +74,7 @@ _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, add
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_fixed_pairs",
-           "node_cuts", "strong_evaluations", "strong_predicted") \
+           "node_cuts", "warm_starts", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
 
 
@@ -196,7 +196,7 @@ def _counts(tree) -> dict:
             "node_closings_timed_out": closer.timed_out,
             "node_closings_too_large": closer.too_large,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
-            "node_cuts": tree.node_cuts,
+            "node_cuts": tree.node_cuts, "warm_starts": tree.warm_starts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
             "strong_predicted": getattr(tree.branching, "predicted", 0),
             **{f"time_{k}": tree.seconds[k] for k in _SECONDS}}
@@ -517,6 +517,7 @@ class _Coordinator:
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]
+        tree.warm_starts += c["warm_starts"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]
         if hasattr(tree.branching, "predicted"):

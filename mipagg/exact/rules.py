@@ -86,13 +86,16 @@ def branching_rule(spec):
 @dataclass(order=True)
 class Node:
     """An open node of the tree: its bound (the parent's), −depth (deeper
-    first on equal bounds), an id, and the branching pairs on the path to it."""
+    first on equal bounds), an id, the branching pairs on the path to it and
+    the parent's final master basis (:class:`~mipagg.exact.master.Basis`,
+    this process only: never sent to a worker or saved in a checkpoint)."""
 
     bound: float
     depth_key: int                      # −depth: deeper first on equal bounds
     ident: int
     together: tuple = field(compare=False, default=())
     apart: tuple = field(compare=False, default=())
+    basis: object = field(compare=False, default=None, repr=False)
 
     @property
     def depth(self) -> int:
@@ -235,6 +238,18 @@ class BestBound:
 
     def peek(self) -> Node:
         return self.heap[0]
+
+    def remove(self, node: Node) -> bool:
+        """Take ``node`` (this very object) off the queue; False when it is
+        not there.  O(open nodes); a just-pushed node is found first."""
+        heap = self.heap
+        for i in range(len(heap) - 1, -1, -1):
+            if heap[i] is node:
+                heap[i] = heap[-1]
+                heap.pop()
+                heapq.heapify(heap)
+                return True
+        return False
 
     def __len__(self) -> int:
         return len(self.heap)

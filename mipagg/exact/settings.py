@@ -367,6 +367,8 @@ class BPSettings(_Loadable):
     cut_families: tuple = ("subset_row",)
     fixing: bool = True
     column_fixing: bool = False
+    node_basis: bool = True
+    plunge: float = 0.0
     node_cut_rounds: int = 0
     tree_mip: float | None = None
     reclose_root: bool = False
@@ -425,6 +427,9 @@ class BPSettings(_Loadable):
                                                                    and sch.strip()):
             raise ParameterError(f"scheduler must be a Dask scheduler's address, 'local' or "
                                  f"a distributed.Client, got {sch!r}")
+        pl = self.plunge
+        if isinstance(pl, bool) or not isinstance(pl, (int, float)) or not 0 <= pl <= 1:
+            raise ParameterError(f"plunge must be a number in [0, 1], got {pl!r}")
         if self.node_selection not in NODE_SELECTIONS:
             raise ParameterError(f"node_selection must be one of {sorted(NODE_SELECTIONS)}, "
                                  f"got {self.node_selection!r}")

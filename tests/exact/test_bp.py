@@ -131,6 +131,39 @@ def test_tree_nodes_use_the_dual_simplex_unless_asked_and_find_the_same_optimum(
         BPSettings(reopt_lp_algorithm="barrier")
 
 
+@pytest.mark.parametrize("node_basis, plunge", [(False, 0.0), (True, 0.0), (True, 0.5),
+                                                (True, 1.0)])
+def test_plunging_solves_a_child_next_from_its_parents_basis(census, node_basis, plunge):
+    """``plunge=1``: after a node branches, one of its children is the next
+    node; ``node_basis``: a child's LP starts from its parent's final basis
+    (counted in ``warm_starts``); the optimum never changes."""
+    s = subset(census, 40, "random", 1)
+    opt = set_partitioning(s.X, 3, integral=True)[0]
+    order = []
+
+    class Recorded(BranchAndPrice):
+        def process(self, node):
+            order.append((node.ident, self.ident))
+            super().process(node)
+            order[-1] += (self.ident,)
+
+    tree = Recorded(s.X, 3, BPSettings(node_basis=node_basis, plunge=plunge, **TREE_ONLY))
+    r = tree.run()
+    _check(r, s.X, 3, opt)
+    branched = [(i, first, last) for i, first, last in order[:-1] if last > first]
+    assert r.nodes > 5 and len(branched) >= 3
+    nxt = {i: order[j + 1][0] for j, (i, _, _) in enumerate(order[:-1])}
+    plunged = sum(first <= nxt[i] < last for i, first, last in branched)
+    if plunge == 1.0:
+        assert plunged == len(branched)
+    if plunge == 0.0:
+        assert plunged < len(branched)
+    if node_basis:
+        assert r.warm_starts >= (len(branched) if plunge == 1.0 else 1)
+    else:
+        assert r.warm_starts == 0
+
+
 def test_master_switches_lp_method_with_the_same_value():
     from mipagg.errors import ParameterError
     from mipagg.exact.master import MasterProblem

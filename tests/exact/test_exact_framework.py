@@ -127,6 +127,29 @@ def test_a_registered_cut_family_and_node_selection_keep_the_optimum(plugins, se
     assert r.sse == pytest.approx(opt, abs=1e-9) and r.lower_bound == pytest.approx(opt, abs=1e-9)
 
 
+def test_best_bound_removes_one_node_and_keeps_the_order():
+    """``BestBound.remove`` (plunging takes a child off the queue) removes
+    that very node and leaves the others in best-bound order."""
+    q = rules.BestBound()
+    nodes = [rules.Node(b, -d, i) for i, (b, d) in enumerate(
+        [(3.0, 1), (1.0, 2), (2.0, 0), (1.0, 3), (5.0, 1), (2.0, 2)])]
+    for nd in nodes:
+        q.push(nd)
+    twin = rules.Node(1.0, -3, 3)            # equal to nodes[3], but another object
+    assert not q.remove(twin) and len(q) == 6
+    assert q.remove(nodes[3]) and not q.remove(nodes[3]) and len(q) == 5
+    assert q.remove(nodes[4]) and len(q) == 4
+    assert [q.pop().ident for _ in range(4)] == [1, 5, 2, 0]
+
+
+def test_plunging_is_skipped_by_a_node_selection_without_remove(plugins):
+    X, k = _X(21, 11), 3
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, settings=dict(TREE_ONLY, node_selection="depth_first",
+                                             plunge=1.0))
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-9)
+
+
 def test_unregistered_names_are_refused():
     for bad in ({"branching": "nope"}, {"node_selection": "nope"}, {"cut_families": ["x"]}):
         with pytest.raises(ParameterError):

@@ -166,3 +166,16 @@ def test_column_fixing_on_a_tree_and_a_resumed_tree(tmp_path):
     again = branch_and_price(X, 3, resume=path, column_fixing=True, **kw)
     assert again.status == "optimal" and again.sse == pytest.approx(off.sse, abs=1e-7)
     assert again.columns_fixed > 0
+
+
+def test_column_fixing_after_a_skipped_rounding():
+    """The rounding schedule may leave the root's last master solution
+    pending; column fixing rounds it before deleting columns (it once read
+    the deleted columns' indices and failed)."""
+    from mipagg.generators import lognormal
+    from mipagg.exact.reference import set_partitioning
+
+    X = lognormal(30, 11, seed=0).X
+    r = branch_and_price(X, 3, threads=1, column_fixing=True)
+    assert r.status == "optimal" and r.columns_fixed > 0
+    assert r.sse == pytest.approx(set_partitioning(X, 3, integral=True)[0], abs=1e-7)

@@ -119,3 +119,46 @@ def test_dropped_columns_leave_the_lp_and_the_pool():
     assert mp.add_columns([gone[0]]) == 1 and mp.solve().value == pytest.approx(sol.value)
     with pytest.raises(ValueError):
         mp.drop_columns(np.ones(3, dtype=bool))
+
+
+def test_saved_basis_restarts_a_node_where_it_ended():
+    """A basis saved after a node's solve brings the master back to that
+    optimum in no simplex iteration after another node was solved, with cut
+    rows and columns added in between; a deleted column expires it."""
+    rng = np.random.default_rng(7)
+    n, k = 18, 3
+    X = rng.normal(size=(n, 2))
+    mp = MasterProblem(X, artificial_cost=1e4)
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, n, 3)] + _random_columns(rng, n, k, 80))
+    mp.use_algorithm("dual")
+    parent = mp.solve()
+    saved = mp.save_basis()
+    assert saved is not None and saved.basic_cols.size + (saved.row_status == 1).sum() == n
+    forbid = np.ones(len(mp), dtype=bool)
+    forbid[np.flatnonzero(parent.x > 1e-6)[:2]] = False       # another node
+    mp.set_allowed(forbid)
+    other = mp.solve()
+    assert other.value >= parent.value - 1e-9
+    mp.add_cuts([(0, 1, 2)])
+    mp.add_columns(_random_columns(rng, n, k, 10))
+    mp.set_allowed(None)
+    assert mp.load_basis(saved)
+    again = mp.solve()
+    fresh = MasterProblem(X, artificial_cost=1e4)
+    fresh.add_columns(mp.columns)
+    fresh.add_cuts(mp.cuts)
+    assert again.value == pytest.approx(fresh.solve().value, rel=1e-9)
+    assert again.value <= parent.value + 1e-9
+    # the same LP again: its own basis is optimal at once
+    same = mp.save_basis()
+    elsewhere = np.ones(len(mp), dtype=bool)
+    elsewhere[np.flatnonzero(again.x > 1e-6)[:2]] = False
+    mp.set_allowed(elsewhere)
+    assert mp.solve().simplex_iterations > 0
+    mp.set_allowed(None)
+    assert mp.load_basis(same) and mp.solve().simplex_iterations == 0
+    sol = mp.solve()
+    drop = mp.reduced_costs(sol.duals, sol.cut_duals) > 1.0
+    assert drop.any() and mp.drop_columns(drop) > 0
+    assert not mp.load_basis(same)                      # columns were deleted since
+    assert mp.solve().value == pytest.approx(sol.value, rel=1e-9)
