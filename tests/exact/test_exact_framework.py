@@ -147,7 +147,7 @@ def test_plunging_is_skipped_by_a_node_selection_without_remove(plugins):
     opt, _ = optimal_partition(X, k)
     r = branch_and_price(X, k, settings=dict(TREE_ONLY, node_selection="depth_first",
                                              plunge=1.0))
-    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-9)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-9) and r.nodes > 2
 
 
 def test_unregistered_names_are_refused():
