@@ -981,11 +981,12 @@ class BranchAndPrice(ColumnGeneration):
             if self.interrupted(res, node, bound) or res.solution is None \
                     or self.prune(bound):
                 return
-        basis = self.master.save_basis() if self.settings.node_basis else None
         bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
         if bound is None:
             self.report_progress()          # closed by gap closing: the line goes on too
             return
+        # the node's final LP basis for its children (gap closing leaves the master's LP alone)
+        basis = self.master.save_basis() if self.settings.node_basis else None
         node = replace(node, apart=node.apart + self.fix_node(res, node), basis=basis)
         if not self.branch(node, res.solution, bound):
             return      # integral (offered) or artificial: nothing below
@@ -996,8 +997,7 @@ class BranchAndPrice(ColumnGeneration):
         tree stops."""
         if res.stop.reason != "time_limit":
             return False
-        self.open.push(Node(bound, node.depth_key, node.ident, node.together, node.apart,
-                            node.basis))
+        self.open.push(replace(node, bound=bound))
         self.tree_status = "time_limit"
         return True
 
