@@ -244,3 +244,23 @@ def test_a_parallel_pricing_round_equals_the_sequential_one(seed, mode):
              for r in rounds]
     assert costs[0] == costs[1]
     assert not two.timed_out and two.swept
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=9), st.integers(1, 4),
+       st.floats(-10, 10), st.integers(0, 10_000))
+def test_truncation_keeps_every_member_of_a_completion_below_the_cut(keys, r, cut, seed):
+    """``_truncate`` on keys, and on lower bounds of them (the search's first
+    pass, without the cut share): every candidate of an r-subset whose true
+    keys sum below the cut stays (brute force over the subsets)."""
+    from mipagg.exact.pricing.search import _truncate
+
+    true = np.array(keys)
+    lower = true - np.random.default_rng(seed).uniform(0, 2, true.size) * (seed % 2)
+    needed = {j for T in itertools.combinations(range(true.size), r)
+              if true[list(T)].sum() < cut for j in T}
+    for k in (true, lower):
+        u, kk = np.arange(k.size), k.copy()
+        kept = _truncate(u, kk, k.size, r, cut)
+        assert needed <= set(u[:kept].tolist())
+        assert np.array_equal(kk[:kept], k[u[:kept]])       # each key moved with its record
