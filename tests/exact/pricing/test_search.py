@@ -256,7 +256,7 @@ def test_truncation_keeps_every_member_of_a_completion_below_the_cut(keys, r, cu
     from mipagg.exact.pricing.search import _truncate
 
     true = np.array(keys)
-    lower = true - np.random.default_rng(seed).uniform(0, 2, true.size) * (seed % 2)
+    lower = true - np.random.default_rng(seed).uniform(0, 2, true.size)
     needed = {j for T in itertools.combinations(range(true.size), r)
               if true[list(T)].sum() < cut for j in T}
     for k in (true, lower):
