@@ -38,6 +38,7 @@ from numba import njit
 
 from .cuts import rank1
 from .pricing import half_smallest_sums
+from .pricing.search import insert_smallest
 
 __all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs"]
 
@@ -72,13 +73,7 @@ def _bounds_one_size(D, lam, Hcol, pairs, eta, out):
             for t in range(n):
                 if t == i or t == j:
                     continue
-                g = (D[i, t] + D[j, t]) / eta - lam[t] + Hcol[t]
-                if g < small[r - 1]:
-                    p = r - 1
-                    while p > 0 and small[p - 1] > g:
-                        small[p] = small[p - 1]
-                        p -= 1
-                    small[p] = g
+                insert_smallest(small, r, (D[i, t] + D[j, t]) / eta - lam[t] + Hcol[t])
             val += small[:r].sum()
         if val < out[q]:
             out[q] = val

@@ -98,6 +98,18 @@ def _cut_key(u, cutcnt, cut_start, cut_idx, cut_num, cut_den, mu):
     return pen
 
 
+@njit(cache=True, nogil=True, inline="always")
+def insert_smallest(small, size, value):
+    """Insert ``value`` into small[:size], the ``size`` smallest values seen
+    so far in ascending order (padded with inf), when it belongs there."""
+    if value < small[size - 1]:
+        p = size - 1
+        while p > 0 and small[p - 1] > value:
+            small[p] = small[p - 1]
+            p -= 1
+        small[p] = value
+
+
 @njit(cache=True, nogil=True)
 def _truncate(buf_u, buf_k, keep, r, cut):
     """Keep, in place, the candidates of buf_u[:keep] (keys buf_k) that can
@@ -108,13 +120,7 @@ def _truncate(buf_u, buf_k, keep, r, cut):
     if r > 1:
         small = np.full(r - 1, np.inf)     # the r−1 smallest keys, ascending
         for j in range(keep):
-            kj = buf_k[j]
-            if kj < small[r - 2]:
-                q = r - 2
-                while q > 0 and small[q - 1] > kj:
-                    small[q] = small[q - 1]
-                    q -= 1
-                small[q] = kj
+            insert_smallest(small, r - 1, buf_k[j])
         cut -= small.sum()
         top = small[r - 2]
     else:
@@ -505,13 +511,11 @@ class _Worker:
         self.level[0] = 0
 
 
-def _root(space, lam, cons, thr):
-    """Root candidates: every record whose component fits, sorted by
-    −λ_u + H[u, η−1], truncated at ``thr``."""
-    eta = space.eta
-    sizes = np.diff(cons.comp_start)[cons.comp_of]
+def _root(keys, sizes, eta, thr):
+    """Root candidates: every record whose together component (of ``sizes``
+    records) fits, sorted by ``keys`` (−λ_u + H[u, η−1]), truncated at
+    ``thr``."""
     ok = sizes <= eta
-    keys = -lam + (space.H[:, eta - 1] if eta > 1 else 0.0)
     idx = np.flatnonzero(ok)
     order = idx[np.argsort(keys[idx], kind="stable")]
     k_sorted = keys[order]
@@ -569,9 +573,10 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
         return SearchOutcome("complete", None, None, empty_cols, np.zeros(0), 0,
                              time.perf_counter() - t0)
     root_thr = fixed_thr if collect else np.inf
-    root_cand, root_keys = _root(space, lam, cons, root_thr)
     lh = np.ascontiguousarray(space.H.T - lam)      # lh[r − 1, u] = −λ_u + H[u, r − 1]
-    single = np.diff(cons.comp_start)[cons.comp_of] == 1     # u alone in its component
+    sizes = np.diff(cons.comp_start)[cons.comp_of]  # of each record's together component
+    single = sizes == 1
+    root_cand, root_keys = _root(lh[eta - 1], sizes, eta, root_thr)
     shared_best = np.array([np.inf, np.inf])   # least minimum; least full-pool worst
     chunks = _chunks(root_cand.size, threads)
     lock = threading.Lock()
