@@ -44,7 +44,7 @@ METHOD_OPTIONS = {
                             "clusters than gap closing takes, close it partially over at most "
                             "N clusters (default 2000; 0: off)"),
     "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "
-                          "may take (default: until the time limit; 0: off)"),
+                          "may take (default: a tenth of the time limit, at most 120; 0: off)"),
     "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "
                              "many clusters, close it partially over at most N clusters (a "
                              "search for better partitions; default 0: off)"),

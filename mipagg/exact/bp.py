@@ -94,6 +94,11 @@ __all__ = ["branch_and_price", "BranchAndPriceResult", "BranchAndPrice", "BPSett
 # (11 instances of docs/bench/bp.md: 1195 s → 873 s in total, all proven).
 ROOT_CLOSE_SECONDS = 30.0
 MIP_NODES = 1000            # the pool MIP's budget in nodes when no time limit is given
+# A node gap closing's own limit under a time limit (a tenth of the limit, at
+# most this): one node gap closing in the Tarragona k = 4 tree ran 2 700 s, to the
+# deadline, and the proof's replay stopped after 54 nodes (casc_gap §46); the
+# Tarragona k = 5 tree made 5× the nodes per second with 120 s (§25)
+NODE_CLOSE_SECONDS = 120.0
 # Exact neighbourhood search after the dive, by default from this many records
 # on: on a 4 000-record lognormal file at k = 3 it took the root gap from 0.68 %
 # to 0.43 %, on a 300-record Census block at k = 5 the tree found the same
@@ -165,7 +170,7 @@ class BranchAndPriceResult:
     fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # pairs examined by the fixing
-    columns_fixed: int = 0          # columns deleted by the root's column fixing
+    columns_fixed: int = 0          # columns deleted by column fixing (root duals, in the tree too)
     fixed: tuple = ()               # the root's fixed pairs (i, j), i < j
     branching: str = "reliability"  # the branching rule's name
     tree_estimate: int | None = None  # estimated total nodes at return (treestats)
@@ -278,8 +283,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         (:func:`~mipagg.exact.nodeclosing.close_node`): at most this many
         clusters per node (0 switches it off).
     node_close_time : seconds each node's gap closing (enumeration and MIP)
-        may take (default: until the run's deadline; 0 switches it off); past
-        it the node keeps the MIP's certified bound, if any, and is branched.
+        may take (default: a tenth of ``time_limit``, at most
+        ``NODE_CLOSE_SECONDS`` = 120 s; without a time limit, none; 0
+        switches it off); past it the node keeps the MIP's certified bound,
+        if any, and is branched.
     node_close_partial : at a node whose gap is too large for the full node
         closing (or whose full closing finds too many clusters), a partial
         closing over at most this many clusters, as ``close_gap_partial`` at
@@ -327,9 +334,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     column_fixing : when the tree starts (or resumes), delete from the
         master the columns whose reduced cost at the root's certified duals
         exceeds UB − L (in no partition as good as the incumbent, by the
-        argument of :mod:`mipagg.exact.fixing`): node LPs over fewer columns
-        (:meth:`BranchAndPrice.fix_root_columns`; off by default: 4–6 %
-        faster nodes on the Tarragona k = 5 tree, measured nowhere else yet).
+        argument of :mod:`mipagg.exact.fixing`), and again between nodes
+        whenever the pool has grown by a tenth (on each worker too): node
+        LPs over fewer columns (:meth:`BranchAndPrice.fix_root_columns`; off
+        by default, measured on the Tarragona k = 5 tree only,
+        docs/bench/casc_gap.md §37, §46).
     node_basis : a node's children start their master LP from its final
         basis instead of the basis the last node left (docs/bench/casc_gap.md
         §43).
@@ -426,6 +435,7 @@ class BranchAndPrice(ColumnGeneration):
 
     name = "bp"
     settings: BPSettings
+    refix_growth = 0.1      # pool growth (share) after which the tree fixes columns again
 
     def __init__(self, X, k, settings: BPSettings, *, initial=None, verbose=False):
         self.resume_from = checkpoints.prepare(X, k, settings)     # before any work
@@ -450,6 +460,9 @@ class BranchAndPrice(ColumnGeneration):
         self.close_gap_time = st.close_gap_time
         if self.close_gap_time is None and limit is not None:
             self.close_gap_time = min(ROOT_CLOSE_SECONDS, 0.25 * float(limit))
+        self.node_close_time = st.node_close_time
+        if self.node_close_time is None and limit is not None:
+            self.node_close_time = min(NODE_CLOSE_SECONDS, 0.1 * float(limit))
         self.cuts_per_round = max(20, self.n // 5) if st.cuts_per_round is None \
             else int(st.cuts_per_round)
         self.tol_abs = self.ctx.tol * self.n
@@ -480,6 +493,7 @@ class BranchAndPrice(ColumnGeneration):
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
         self.branched = None            # the master solution the last children came from
         self.columns_fixed = 0          # columns deleted by fix_root_columns
+        self.pool_fixed = 0             # the pool after the last fix_root_columns
 
     def start(self, initial) -> None:
         """The incumbent: MDAV, V-MDAV and ``initial``, polished; the master
@@ -668,7 +682,7 @@ class BranchAndPrice(ColumnGeneration):
             self.fixer.fixed |= old.fixed
         self.seconds["fixing"] += time.perf_counter() - t0
 
-    def fix_root_columns(self) -> None:
+    def fix_root_columns(self, growth: float = 0.0) -> None:
         """Reduced-cost fixing of columns at the root (``column_fixing``): at
         the duals certifying the root bound L, every partition holding a
         cluster C costs at least L + w̄_C (:mod:`mipagg.exact.fixing`, the
@@ -676,19 +690,27 @@ class BranchAndPrice(ColumnGeneration):
         columns with w̄_C > UB − L are in no partition as good as the
         incumbent and leave the master.  Pricing may bring one back; the
         bounds stay certified either way.  A node LP's iterations cost less
-        over fewer columns (docs/bench/casc_gap.md §37)."""
+        over fewer columns (docs/bench/casc_gap.md §37).  The tree calls it
+        again between nodes with ``growth`` = ``refix_growth``: it runs
+        once the pool has grown by that share since the last time (the
+        columns priced at nodes, §46), and keeps the current basis's columns."""
         stop = self.root.stop
-        if not self.settings.column_fixing or stop.bound is None or stop.duals is None:
+        if not self.settings.column_fixing or stop.bound is None or stop.duals is None \
+                or len(self.master.columns) < (1.0 + growth) * self.pool_fixed:
             return
         t0, ub = time.perf_counter(), self.rounder.best_sse
         sigma = np.zeros(len(self.master.cuts))
         if stop.cut_duals is not None:
             sigma[:len(stop.cut_duals)] = stop.cut_duals
-        rc = self.master.reduced_costs(stop.duals, sigma)
+        drop = self.master.reduced_costs(stop.duals, sigma) > \
+            ub - stop.bound + PairFixing.margin(ub)
+        drop[self.master.basic_columns()] = False
         self.rounder.finish()       # a rounding left pending refers to the columns as they are
-        self.columns_fixed += self.master.drop_columns(
-            rc > ub - stop.bound + PairFixing.margin(ub))
-        self.pool_at_mip = min(self.pool_at_mip, len(self.master.columns))
+        self.columns_fixed += self.master.drop_columns(drop)
+        if self.fixer is not None:
+            self.fixer.forget_columns()
+        self.pool_fixed = len(self.master.columns)
+        self.pool_at_mip = min(self.pool_at_mip, self.pool_fixed)
         self.seconds["fixing"] += time.perf_counter() - t0
 
     def dive_phase(self) -> None:
@@ -875,6 +897,7 @@ class BranchAndPrice(ColumnGeneration):
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
+            self.fix_root_columns(self.refix_growth)
             self.process(node)
             self.observe_bound()
             self.reclose_root()
@@ -1031,7 +1054,7 @@ class BranchAndPrice(ColumnGeneration):
         g = self.rounder.best_sse - res.stop.bound
         st, closer = self.settings, self.closer
         full = closer.wants(g, self.rounder.best_sse)
-        if res.stop.reason != "converged" or st.node_close_time == 0 or not (
+        if res.stop.reason != "converged" or self.node_close_time == 0 or not (
                 full or (st.node_close_partial and closer.wants_partial())):
             return bound
         t1 = time.perf_counter()
@@ -1039,7 +1062,7 @@ class BranchAndPrice(ColumnGeneration):
         outcome, node_bound = nodeclosing.close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
-                                          self.phase_deadline(t1, st.node_close_time), self.ctx,
+                                          self.phase_deadline(t1, self.node_close_time), self.ctx,
                                           self.closing_mip(), st.node_close_partial, info)
         spent = time.perf_counter() - t1
         self.seconds["node_close"] += spent

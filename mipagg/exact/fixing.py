@@ -211,6 +211,10 @@ class PairFixing:
         self._cols = (nfix, done)
         return done[:len(columns)]
 
+    def forget_columns(self) -> None:
+        """Drop the cache of :meth:`forbidden_columns` (columns were deleted)."""
+        self._cols = None
+
     def state(self) -> tuple:
         """The root fixing (mask, and the root's pair bounds with L), for a copy
         in another process (:meth:`restore`; :mod:`mipagg.exact.parallel`)."""

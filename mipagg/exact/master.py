@@ -59,12 +59,17 @@ class Basis:
     """A basis of the master LP kept for later (a node's children start from
     their parent's final basis): the basic columns (HiGHS indices, the
     artificial columns first) and every row's status when it was taken,
-    valid while no column is deleted (``epoch``).  O(rows) memory: about
-    6 kB for Tarragona with its cuts."""
+    and the ``epoch`` (deletions of columns) it was taken in: a later
+    epoch's master translates it while none of its basic columns was deleted
+    (:data:`KEPT_EPOCHS`).  O(rows) memory: about 6 kB for Tarragona with
+    its cuts."""
 
     epoch: int
     basic_cols: np.ndarray      # int32
     row_status: np.ndarray      # int8, HiGHS basis status per row
+
+
+KEPT_EPOCHS = 8     # deletions of columns across which a saved basis is translated
 
 
 class MasterProblem:
@@ -134,7 +139,8 @@ class MasterProblem:
         self.artificial_cost = artificial_cost
         self._allowed: np.ndarray | None = None
         self._fixed: set[int] = set()
-        self._epoch = 0             # bumped when columns are deleted: saved bases expire
+        self._epoch = 0             # bumped when columns are deleted
+        self._moves: dict[int, np.ndarray] = {}     # epoch -> new HiGHS index of each column (-1: gone)
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -262,6 +268,11 @@ class MasterProblem:
         status = self._highs.deleteCols(idx.size, (idx + self._offset).astype(np.int32))
         if status != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS could not delete {idx.size} columns: {status}")
+        moved = np.full(len(self.columns) + self._offset, -1, dtype=np.int64)
+        left = np.concatenate([np.arange(self._offset), np.flatnonzero(~drop) + self._offset])
+        moved[left] = np.arange(left.size)
+        self._moves[self._epoch] = moved
+        self._moves.pop(self._epoch - KEPT_EPOCHS, None)
         self._epoch += 1
         keep = np.flatnonzero(~drop)
         self.columns = [self.columns[j] for j in keep]
@@ -285,22 +296,33 @@ class MasterProblem:
         rows = np.fromiter((int(v) for v in b.row_status), dtype=np.int8)
         return Basis(self._epoch, np.flatnonzero(cols == _BASIC).astype(np.int32), rows)
 
+    def basic_columns(self) -> np.ndarray:
+        """Pool indices of the columns basic in HiGHS's current basis (none
+        without one)."""
+        b = self.save_basis()
+        if b is None:
+            return np.zeros(0, dtype=np.int64)
+        idx = b.basic_cols.astype(np.int64) - self._offset
+        return idx[idx >= 0]
+
     def load_basis(self, basis: Basis) -> bool:
         """Start the next :meth:`solve` from ``basis`` (columns added since are
         nonbasic at 0, cut rows added since have their slack basic); False,
-        leaving the current basis, when columns were deleted since it was
-        taken or HiGHS refuses it.  From an unrelated node's basis, a
+        leaving the current basis, when a basic column of it was deleted
+        since it was taken (or more than :data:`KEPT_EPOCHS` deletions ago)
+        or HiGHS refuses it.  From an unrelated node's basis, a
         node's first solve is most of its LP time (1 420 dual simplex pivots
         on the Tarragona k = 5 tree, docs/bench/casc_gap.md §43).  O(columns)."""
         import highspy
 
         h = self._highs
         n_cols, n_rows = h.getNumCol(), h.getNumRow()
-        if basis.epoch != self._epoch or basis.row_status.size > n_rows \
-                or (basis.basic_cols.size and basis.basic_cols[-1] >= n_cols):
+        basic = self._translate(basis)
+        if basic is None or basis.row_status.size > n_rows \
+                or (basic.size and basic[-1] >= n_cols):
             return False
         cols = np.zeros(n_cols, dtype=np.int8)          # kLower: nonbasic at 0
-        cols[basis.basic_cols] = _BASIC
+        cols[basic] = _BASIC
         rows = np.full(n_rows, _BASIC, dtype=np.int8)
         rows[:basis.row_status.size] = basis.row_status
         status = highspy.HighsBasisStatus
@@ -310,6 +332,18 @@ class MasterProblem:
         b.row_status = [table[v] for v in rows.tolist()]
         b.valid = True
         return h.setBasis(b) == highspy.HighsStatus.kOk
+
+    def _translate(self, basis: Basis) -> np.ndarray | None:
+        """The basic columns of ``basis`` as HiGHS indices now (None: one was deleted)."""
+        basic = basis.basic_cols.astype(np.int64)
+        for epoch in range(basis.epoch, self._epoch):
+            moved = self._moves.get(epoch)
+            if moved is None:
+                return None
+            basic = moved[basic]        # taken before the deletion: within its range
+            if basic.size and basic.min() < 0:
+                return None
+        return basic
 
     def set_allowed(self, allowed: np.ndarray | None) -> None:
         """Fix the columns with ``allowed[j]`` False at 0 (a branching node's

@@ -57,6 +57,7 @@ from ..errors import ParameterError
 from ..partition import Partition
 from .colgen import default_threads
 from .highs import release_solver_threads
+from .node import NodeResult
 from .rules import Node
 from .settings import StopCriterion
 
@@ -73,7 +74,7 @@ SHARE_PROBES = True     # send each worker the others' pseudocost observations
 _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, added to the run's
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
-           "node_fixed_pairs",
+           "node_fixed_pairs", "columns_fixed",
            "node_cuts", "warm_starts", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
 
@@ -84,8 +85,9 @@ class Snapshot:
     the data, the worker's settings (no node limit, one worker), the incumbent's
     labels, the root's columns and cuts, the root's pair fixing
     (:meth:`~mipagg.exact.fixing.PairFixing.state`), the node gap-closing
-    threshold, the root bounds and the branching rule's pseudocost table
-    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`, or None).
+    threshold, the root bounds, the branching rule's pseudocost table
+    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`, or None) and
+    the root's stop state (its duals fix columns again, ``column_fixing``).
     ``token`` names the run."""
 
     token: str
@@ -101,6 +103,7 @@ class Snapshot:
     root_bound: float
     root_lp_bound: float | None
     pseudocosts: tuple | None = None
+    root_stop: object = None
 
 
 @dataclass
@@ -170,7 +173,8 @@ def snapshot(tree) -> Snapshot:
                     tree.rounder.best.labels.copy(), list(tree.master.columns),
                     list(tree.master.cuts), None if tree.fixer is None else tree.fixer.state(),
                     copy.copy(tree.closer), tree.root_bound, tree.root_lp_bound,
-                    tree.branching.state() if hasattr(tree.branching, "state") else None)
+                    tree.branching.state() if hasattr(tree.branching, "state") else None,
+                    tree.root.stop)
 
 
 def build_worker(snap: Snapshot):
@@ -185,6 +189,8 @@ def build_worker(snap: Snapshot):
     tree.closer = copy.deepcopy(snap.closer)
     tree.closer.restart()
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
+    tree.root = NodeResult(snap.root_stop, None, 0)     # its duals fix columns again
+    tree.pool_fixed = len(tree.master.columns)
     return tree
 
 
@@ -196,6 +202,7 @@ def _counts(tree) -> dict:
             "node_closings_timed_out": closer.timed_out,
             "node_closings_too_large": closer.too_large,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
+            "columns_fixed": tree.columns_fixed,
             "node_cuts": tree.node_cuts, "warm_starts": tree.warm_starts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
             "strong_predicted": getattr(tree.branching, "predicted", 0),
@@ -216,6 +223,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.pruned_bound = np.inf
     before = _counts(tree)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
+    tree.fix_root_columns(tree.refix_growth)   # before the task's columns and hints come in
     tree.master.add_columns(task.columns + task.hints)
     me = f"{os.getpid()}:{threading.get_ident()}"
     learns = hasattr(tree.branching, "take_fresh")
@@ -255,8 +263,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
 
 def _support(master, solution) -> list:
     """The columns with a positive value in ``solution``, the master LP
-    solution a node was branched on (columns are only ever appended, so its
-    indices still hold)."""
+    solution a node was branched on (no column is deleted within a task, so
+    its indices still hold)."""
     return [master.columns[j] for j in np.flatnonzero(solution.x > 1e-9)]
 
 
@@ -517,6 +525,7 @@ class _Coordinator:
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]
+        tree.columns_fixed += c["columns_fixed"]
         tree.warm_starts += c["warm_starts"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]

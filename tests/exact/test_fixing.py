@@ -179,3 +179,39 @@ def test_column_fixing_after_a_skipped_rounding():
     r = branch_and_price(X, 3, threads=1, column_fixing=True)
     assert r.status == "optimal" and r.columns_fixed > 0
     assert r.sse == pytest.approx(set_partitioning(X, 3, integral=True)[0], abs=1e-7)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_column_fixing_again_between_nodes(monkeypatch, workers):
+    """The pool fixed again before every node (``refix_growth`` = 0), on one
+    process and on two workers: the tree's optimum without fixing, and more
+    columns deleted than at the root alone."""
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.generators import lognormal
+
+    X = lognormal(50, 6, seed=2).X
+    kw = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
+              branching="fractional")
+    off = branch_and_price(X, 3, **kw)
+    monkeypatch.setattr(BranchAndPrice, "refix_growth", np.inf)
+    root_only = branch_and_price(X, 3, column_fixing=True, workers=workers, **kw)
+    monkeypatch.setattr(BranchAndPrice, "refix_growth", 0.0)
+    again = branch_and_price(X, 3, column_fixing=True, workers=workers, **kw)
+    assert off.status == root_only.status == again.status == "optimal" and off.nodes > 20
+    assert again.sse == pytest.approx(off.sse, abs=1e-7)
+    assert again.columns_fixed > root_only.columns_fixed > 0
+
+
+def test_column_fixing_again_keeps_the_pair_fixing_mask_in_step(monkeypatch):
+    """Deleting columns between nodes resets the cached mask of the columns
+    holding a root-fixed pair (a stale mask once forbade the wrong columns and
+    left a node uncertified, found by hypothesis on this instance)."""
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.exact.reference import set_partitioning
+
+    X = np.array([[2.], [3.], [3.], [3.], [2.], [0.], [1.], [3.], [1.]])
+    monkeypatch.setattr(BranchAndPrice, "refix_growth", 0.0)
+    r = branch_and_price(X, 2, threads=1, column_fixing=True, cuts=False, close_gap=False,
+                         mip_time=0, node_close_max_columns=0)
+    assert r.status == "optimal" and r.fixed_pairs > 0 and r.columns_fixed > 0
+    assert r.sse == pytest.approx(set_partitioning(X, 2, integral=True)[0], abs=1e-9)

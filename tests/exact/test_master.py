@@ -124,7 +124,8 @@ def test_dropped_columns_leave_the_lp_and_the_pool():
 def test_saved_basis_restarts_a_node_where_it_ended():
     """A basis saved after a node's solve brings the master back to that
     optimum in no simplex iteration after another node was solved, with cut
-    rows and columns added in between; a deleted column expires it."""
+    rows and columns added in between; a saved basis survives the deletion
+    of nonbasic columns, not of one of its basic columns."""
     rng = np.random.default_rng(7)
     n, k = 18, 3
     X = rng.normal(size=(n, 2))
@@ -159,6 +160,18 @@ def test_saved_basis_restarts_a_node_where_it_ended():
     assert mp.load_basis(same) and mp.solve().simplex_iterations == 0
     sol = mp.solve()
     drop = mp.reduced_costs(sol.duals, sol.cut_duals) > 1.0
-    assert drop.any() and mp.drop_columns(drop) > 0
-    assert not mp.load_basis(same)                      # columns were deleted since
+    assert drop.any() and mp.drop_columns(drop) > 0      # nonbasic ones
     assert mp.solve().value == pytest.approx(sol.value, rel=1e-9)
+    mp.set_allowed(elsewhere[~drop])
+    assert mp.solve().simplex_iterations > 0
+    mp.set_allowed(None)
+    assert mp.load_basis(same) and mp.solve().simplex_iterations == 0   # translated
+    gone = np.zeros(len(mp), dtype=bool)
+    gone[mp.basic_columns()] = True             # same's basic columns ...
+    mp.set_allowed(elsewhere[~drop])
+    mp.solve()
+    gone[mp.basic_columns()] = False            # ... nonbasic in another node's basis
+    assert gone.any()
+    mp.set_allowed(None)
+    mp.drop_columns(gone)
+    assert not mp.load_basis(same)                      # a basic column of it was deleted
