@@ -12,6 +12,14 @@ ratio of each method's nodes per second to the first method's::
     python benchmarks/bench_reopt_lp.py ../shared/data/tarragona.csv 5 \\
         docs/results/trees/tarragona_k5_10.npz --nodes 20 --methods primal,dual
 
+A method may carry HiGHS options for the master, ``ALG:name=value[:name=value]``,
+and ``--bp-option key=value`` changes one of the checkpoint's options, e.g. the
+dual simplex with Devex pricing against HiGHS's choice (casc_gap §46)::
+
+    python benchmarks/bench_reopt_lp.py ../shared/data/tarragona.csv 5 \\
+        docs/results/trees/tarragona_k5_18.npz --nodes 80 --bp-option plunge=1 \\
+        --bp-option column_fixing=True --methods dual,dual:simplex_dual_edge_weight_strategy=1
+
 Root mode (``--root-rounds N``, no checkpoint): the root's column generation
 (by the primal simplex) and then exactly N cut rounds (``tail_off`` 0, no
 dive, no tree) once per method; one JSON line per run with the seconds of
@@ -23,6 +31,7 @@ each phase and the bounds, then the ratio of the cut rounds' seconds::
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import sys
 import time
@@ -66,13 +75,40 @@ def timed_solves(log: list):
     MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
 
 
+def highs_options(spec: str) -> tuple[str, dict]:
+    """``ALG:name=value:...`` -> (ALG, {name: value}); values are ints when they look so."""
+    alg, *pairs = spec.split(":")
+    opts = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        opts[name] = int(value) if value.lstrip("-").isdigit() else value
+    return alg, opts
+
+
+def with_highs_options(opts: dict) -> None:
+    """Set ``opts`` on every master's HiGHS whenever its LP method is applied."""
+    apply = _APPLY
+
+    def apply_(self):
+        apply(self)
+        for name, value in opts.items():
+            self._highs.setOptionValue(name, value)
+
+    MasterProblem._apply_algorithm = apply_
+
+
+_APPLY = MasterProblem._apply_algorithm
+
+
 def one_run(X, k, path, options, nodes, method) -> dict:
     log: list = []
     timed_solves(log)
+    alg, opts = highs_options(method)
+    with_highs_options(opts)
     ckpt = checkpoint.load(path)
     t0 = time.perf_counter()
     r = branch_and_price(X, k, resume=path, node_limit=ckpt.meta["counts"]["nodes"] + nodes,
-                         reopt_lp_algorithm=method, **options)
+                         reopt_lp_algorithm=alg, **options)
     seconds = time.perf_counter() - t0
     first = [s for s in log if s[0]]
     rest = [s for s in log if not s[0]]
@@ -87,8 +123,10 @@ def one_run(X, k, path, options, nodes, method) -> dict:
 
 
 def root_run(X, k, rounds, method) -> dict:
+    alg, opts = highs_options(method)
+    with_highs_options(opts)
     t0 = time.perf_counter()
-    r = branch_and_price(X, k, reopt_lp_algorithm=method, max_cut_rounds=rounds, **ROOT)
+    r = branch_and_price(X, k, reopt_lp_algorithm=alg, max_cut_rounds=rounds, **ROOT)
     s = r.summary()
     return {"reopt_lp_algorithm": method, "seconds": round(time.perf_counter() - t0, 3),
             "root_seconds": round(s["time_root"], 3), "cut_seconds": round(s["time_cuts"], 3),
@@ -106,6 +144,8 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=20, help="nodes to solve after the resumed ones")
     ap.add_argument("--methods", default="primal,dual",
                     help="comma-separated reopt_lp_algorithm values; the first is the baseline")
+    ap.add_argument("--bp-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="tree mode: change one of the checkpoint's options (repeatable)")
     ap.add_argument("--quick", action="store_true",
                     help="3 nodes (tree mode) or 2 cut rounds (root mode) per method")
     args = ap.parse_args(argv)
@@ -127,6 +167,12 @@ def main(argv=None) -> int:
         ap.error("give a checkpoint (tree mode) or --root-rounds N (root mode)")
     options = {o: v for o, v in checkpoint.summary(checkpoint.load(args.checkpoint))["options"]
                .items() if o not in DROPPED}
+    for text in args.bp_option:
+        key, _, value = text.partition("=")
+        try:
+            options[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            options[key] = value
     nodes = 3 if args.quick else args.nodes
     runs = []
     original = MasterProblem.solve, MasterProblem.set_allowed
