@@ -23,3 +23,14 @@ def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"{os.cpu_count()} cores, {cpu}; Python {platform.python_version()}; "
             f"{', '.join(vers)}; load average at start {load:.1f}")
+
+
+def option(text: str):
+    """``key=value`` -> (key, value), the value a Python literal when it parses as one."""
+    import ast
+
+    key, _, value = text.partition("=")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value

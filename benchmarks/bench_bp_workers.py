@@ -36,7 +36,6 @@ every run found the same optimum (relative 1e-6).
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import resource
@@ -48,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine  # noqa: E402
+from _env import machine, option  # noqa: E402
 
 from mipagg.exact import parallel  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
@@ -83,14 +82,6 @@ def resumed(a):
         name, k, path = spec.split(":", 2)
         yield (f"{name} k={k} resumed from {Path(path).name}",
                read_csv(str(Path(a.data_dir) / f"{name}.csv")).X, int(k), path)
-
-
-def option(text: str):
-    key, _, value = text.partition("=")
-    try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
 
 
 def cpu_seconds() -> float:

@@ -31,14 +31,15 @@ each phase and the bounds, then the ratio of the cut rounds' seconds::
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _env import option  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
@@ -167,12 +168,7 @@ def main(argv=None) -> int:
         ap.error("give a checkpoint (tree mode) or --root-rounds N (root mode)")
     options = {o: v for o, v in checkpoint.summary(checkpoint.load(args.checkpoint))["options"]
                .items() if o not in DROPPED}
-    for text in args.bp_option:
-        key, _, value = text.partition("=")
-        try:
-            options[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            options[key] = value
+    options.update(option(text) for text in args.bp_option)
     nodes = 3 if args.quick else args.nodes
     runs = []
     original = MasterProblem.solve, MasterProblem.set_allowed
