@@ -682,7 +682,7 @@ class BranchAndPrice(ColumnGeneration):
             self.fixer.fixed |= old.fixed
         self.seconds["fixing"] += time.perf_counter() - t0
 
-    def fix_root_columns(self, growth: float = 0.0) -> None:
+    def fix_root_columns(self, growth: float = 0.0, current=None) -> None:
         """Reduced-cost fixing of columns at the root (``column_fixing``): at
         the duals certifying the root bound L, every partition holding a
         cluster C costs at least L + w̄_C (:mod:`mipagg.exact.fixing`, the
@@ -693,7 +693,11 @@ class BranchAndPrice(ColumnGeneration):
         over fewer columns (docs/bench/casc_gap.md §37).  The tree calls it
         again between nodes with ``growth`` = ``refix_growth``: it runs
         once the pool has grown by that share since the last time (the
-        columns priced at nodes, §46), and keeps the current basis's columns."""
+        columns priced at nodes, §46).  It keeps the columns of the current
+        basis and of the saved bases of the open nodes and of ``current``
+        (the node about to be solved), and brings those bases to the new
+        column indices, so that every child still starts from its parent's
+        basis (§47)."""
         stop = self.root.stop
         if not self.settings.column_fixing or stop.bound is None or stop.duals is None \
                 or len(self.master.columns) < (1.0 + growth) * self.pool_fixed:
@@ -705,13 +709,30 @@ class BranchAndPrice(ColumnGeneration):
         drop = self.master.reduced_costs(stop.duals, sigma) > \
             ub - stop.bound + PairFixing.margin(ub)
         drop[self.master.basic_columns()] = False
+        saved = self.saved_bases(current)
+        drop[self.master.basic_in(saved.values())] = False
         self.rounder.finish()       # a rounding left pending refers to the columns as they are
         self.columns_fixed += self.master.drop_columns(drop)
+        if saved:
+            moved = {i: self.master.rebase(b) for i, b in saved.items()}
+            for nd in self.nodes_with_bases(current):
+                nd.basis = moved[id(nd.basis)]
         if self.fixer is not None:
             self.fixer.forget_columns()
         self.pool_fixed = len(self.master.columns)
         self.pool_at_mip = min(self.pool_at_mip, self.pool_fixed)
         self.seconds["fixing"] += time.perf_counter() - t0
+
+    def nodes_with_bases(self, current=None) -> list:
+        """The open nodes (none when the node selection cannot be iterated)
+        and ``current`` that hold a saved basis."""
+        nodes = list(self.open) if hasattr(self.open, "__iter__") else []
+        nodes += [] if current is None else [current]
+        return [nd for nd in nodes if nd.basis is not None]
+
+    def saved_bases(self, current=None) -> dict:
+        """The saved bases of :meth:`nodes_with_bases` by identity (siblings share one)."""
+        return {id(nd.basis): nd.basis for nd in self.nodes_with_bases(current)}
 
     def dive_phase(self) -> None:
         """The diving heuristic (:func:`dive`) within ``dive_time`` (None: no clock)."""
@@ -897,7 +918,7 @@ class BranchAndPrice(ColumnGeneration):
         if self.settings.workers > 1 or self.settings.scheduler is not None:
             explore_in_parallel(self)       # open nodes are left only on a limit
         while (node := self.next_node()) is not None:
-            self.fix_root_columns(self.refix_growth)
+            self.fix_root_columns(self.refix_growth, node)
             self.process(node)
             self.observe_bound()
             self.reclose_root()

@@ -61,8 +61,9 @@ class Basis:
     artificial columns first) and every row's status when it was taken,
     and the ``epoch`` (deletions of columns) it was taken in: a later
     epoch's master translates it while none of its basic columns was deleted
-    (:data:`KEPT_EPOCHS`).  O(rows) memory: about 6 kB for Tarragona with
-    its cuts."""
+    (:data:`KEPT_EPOCHS`; :meth:`MasterProblem.rebase` renews it, as
+    branch-and-price does for the open nodes' bases at every deletion).
+    O(rows) memory: about 6 kB for Tarragona with its cuts."""
 
     epoch: int
     basic_cols: np.ndarray      # int32
@@ -344,6 +345,24 @@ class MasterProblem:
             if basic.size and basic.min() < 0:
                 return None
         return basic
+
+    def basic_in(self, bases) -> np.ndarray:
+        """Pool indices of the columns basic in any of ``bases`` (saved
+        bases that still translate; the others are skipped)."""
+        found = [b for b in (self._translate(basis) for basis in bases) if b is not None]
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        idx = np.unique(np.concatenate(found)) - self._offset
+        return idx[idx >= 0]
+
+    def rebase(self, basis: Basis) -> Basis | None:
+        """``basis`` in today's column indices (so no later deletion ages it
+        past :data:`KEPT_EPOCHS`); None when one of its basic columns is gone."""
+        basic = self._translate(basis)
+        if basic is None:
+            return None
+        return basis if basis.epoch == self._epoch else \
+            Basis(self._epoch, basic.astype(np.int32), basis.row_status)
 
     def set_allowed(self, allowed: np.ndarray | None) -> None:
         """Fix the columns with ``allowed[j]`` False at 0 (a branching node's

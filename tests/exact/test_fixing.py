@@ -215,3 +215,26 @@ def test_column_fixing_again_keeps_the_pair_fixing_mask_in_step(monkeypatch):
                          mip_time=0, node_close_max_columns=0)
     assert r.status == "optimal" and r.fixed_pairs > 0 and r.columns_fixed > 0
     assert r.sse == pytest.approx(set_partitioning(X, 2, integral=True)[0], abs=1e-9)
+
+
+def test_column_fixing_again_keeps_the_open_nodes_bases(monkeypatch):
+    """Fixing columns before every node keeps the columns of the open nodes'
+    saved bases and translates the bases: every child whose parent saved a
+    basis starts from it (a deletion once made a quarter of them start
+    cold), and the optimum is the tree's without fixing."""
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.exact.master import MasterProblem
+    from mipagg.generators import lognormal
+
+    loads = []
+    load = MasterProblem.load_basis
+    monkeypatch.setattr(MasterProblem, "load_basis",
+                        lambda self, basis: loads.append(load(self, basis)) or loads[-1])
+    monkeypatch.setattr(BranchAndPrice, "refix_growth", 0.0)
+    X = lognormal(60, 6, seed=4).X
+    kw = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
+              plunge=1.0)
+    r = branch_and_price(X, 3, column_fixing=True, **kw)
+    assert r.status == "optimal" and r.nodes > 20 and r.columns_fixed > 0
+    assert len(loads) > 20 and all(loads) and r.warm_starts == len(loads)
+    assert r.sse == pytest.approx(branch_and_price(X, 3, **kw).sse, abs=1e-7)

@@ -15,6 +15,17 @@ def _random_columns(rng, n, k, m):
     return [np.sort(rng.choice(n, size=s, replace=False)) for s in sizes]
 
 
+def _dual_master(seed, m, n=18, k=3):
+    """(rng, n random points in the plane, their master re-optimized by the
+    dual simplex: a partition into triples and m random columns)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    mp = MasterProblem(X, artificial_cost=1e4)
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, n, 3)] + _random_columns(rng, n, k, m))
+    mp.use_algorithm("dual")
+    return rng, X, mp
+
+
 def _linprog_value(n, columns, weights):
     A = np.zeros((n, len(columns)))
     for j, c in enumerate(columns):
@@ -126,12 +137,8 @@ def test_saved_basis_restarts_a_node_where_it_ended():
     optimum in no simplex iteration after another node was solved, with cut
     rows and columns added in between; a saved basis survives the deletion
     of nonbasic columns, not of one of its basic columns."""
-    rng = np.random.default_rng(7)
-    n, k = 18, 3
-    X = rng.normal(size=(n, 2))
-    mp = MasterProblem(X, artificial_cost=1e4)
-    mp.add_columns([np.arange(i, i + 3) for i in range(0, n, 3)] + _random_columns(rng, n, k, 80))
-    mp.use_algorithm("dual")
+    rng, X, mp = _dual_master(7, 80)
+    n, k = mp.n, 3
     parent = mp.solve()
     saved = mp.save_basis()
     assert saved is not None and saved.basic_cols.size + (saved.row_status == 1).sum() == n
@@ -175,3 +182,34 @@ def test_saved_basis_restarts_a_node_where_it_ended():
     mp.set_allowed(None)
     mp.drop_columns(gone)
     assert not mp.load_basis(same)                      # a basic column of it was deleted
+
+
+def test_a_rebased_basis_outlives_any_number_of_deletions():
+    """A saved basis whose basic columns are kept (:meth:`basic_in`) and which
+    is brought to the current indices after each deletion (:meth:`rebase`)
+    still restarts its LP in no iteration after more than ``KEPT_EPOCHS``
+    deletions; without rebasing it expires."""
+    from mipagg.exact.master import KEPT_EPOCHS
+
+    rng, _, mp = _dual_master(3, 200)
+    sol = mp.solve()
+    saved = kept = mp.save_basis()
+    assert saved is not None
+    for _ in range(KEPT_EPOCHS + 2):
+        drop = np.zeros(len(mp), dtype=bool)
+        drop[rng.choice(len(mp), size=len(mp) // 10, replace=False)] = True
+        drop[mp.basic_in([kept])] = False
+        assert mp.drop_columns(drop) > 0
+        kept = mp.rebase(kept)
+        assert kept is not None and kept.epoch == mp._epoch
+    assert mp.basic_in([saved]).size == 0 and not mp.load_basis(saved)     # expired
+    now = mp.solve()                    # the basis kept all along: no pivot
+    assert now.simplex_iterations == 0 and now.value == pytest.approx(sol.value, rel=1e-9)
+    elsewhere = np.ones(len(mp), dtype=bool)
+    elsewhere[np.flatnonzero(now.x > 1e-6)[:2]] = False
+    mp.set_allowed(elsewhere)
+    assert mp.solve().simplex_iterations > 0
+    mp.set_allowed(None)
+    assert mp.load_basis(kept)
+    again = mp.solve()
+    assert again.simplex_iterations == 0 and again.value == pytest.approx(sol.value, rel=1e-9)
