@@ -28,7 +28,7 @@ def add_subcommand(sub) -> None:
                      metavar="KEY=VALUE",
                      help="an option of the bound method, repeatable (e.g. branching=strong, "
                      "close_gap_partial=2000, checkpoint=tree.npz; the names of "
-                     "BPSettings/CGSettings, values as JSON or text)")
+                     "BPSettings/CGSettings, values as JSON, Python literals or text)")
     gap.add_argument("--solver", default=None,
                      help="MIP solver of the bound method through Pyomo: highs (default), "
                      "cbc, glpk, scip, gurobi, cplex (where installed)")

@@ -249,7 +249,8 @@ def test_casc_bp_options_reach_the_bound_stage_and_its_record(tmp_path):
 
 @pytest.mark.parametrize("option, message", [("foo=1", "expected KEY=VALUE"),
                                              ("time_limit=5", "expected KEY=VALUE"),
-                                             ("aggregation=maybe", "aggregation must be one of")])
+                                             ("aggregation=maybe", "aggregation must be one of"),
+                                             ("column_fixing=no", "must be True or False")])
 def test_casc_refuses_a_bad_bp_option_before_any_stage(tmp_path, option, message):
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(tmp_path),

@@ -27,6 +27,7 @@ mipagg.errors.ParameterError: alpha must be in [0, 1) or 'auto', got 1.0
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -162,13 +163,15 @@ def _seconds(name, value, *, zero=False):
 def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
     """``KEY=VALUE`` command-line items as options of the settings class
     ``cls`` (:class:`BPSettings` or :class:`CGSettings`), each value read as
-    JSON when it parses (``40``, ``0.0``, ``true``) and as a string otherwise
-    (``on``, a path).  :class:`ParameterError` for a key ``cls`` does not
+    JSON when it parses (``40``, ``0.0``, ``true``), else as a Python
+    literal (``False``, ``None``), else as a string (``on``, a path).  :class:`ParameterError` for a key ``cls`` does not
     know or that is ``reserved`` (set by the caller itself), and for a value
     ``cls`` refuses, so a bad option fails before any work.
 
     >>> parse_options(["max_cut_rounds=40", "tail_off=0", "aggregation=on"], BPSettings)
     {'max_cut_rounds': 40, 'tail_off': 0, 'aggregation': 'on'}
+    >>> parse_options(["column_fixing=False", "fixing=true"], BPSettings)
+    {'column_fixing': False, 'fixing': True}
     """
     known = {f.name for f in dataclasses.fields(cls)} - set(reserved)
     out = {}
@@ -177,15 +180,34 @@ def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
         if not sep or key not in known:
             raise ParameterError(f"{flag} {item!r}: expected KEY=VALUE with KEY one of "
                                  f"{', '.join(sorted(known))}")
-        try:
-            out[key] = json.loads(text)
-        except ValueError:
-            out[key] = text
+        out[key] = _literal(text)
     try:
         cls.from_dict(out)
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"{flag}: {exc}") from None
     return out
+
+
+def _literal(text: str):
+    """``text`` as JSON, else as a Python literal, else itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _flags(s, *names) -> None:
+    """On/off options must be True or False (numpy's booleans too): a string
+    such as "False" is truthy and would switch the option on."""
+    for name in names:
+        v = getattr(s, name)
+        if not isinstance(v, (bool, np.bool_)):
+            raise ParameterError(f"{name} must be True or False, got {v!r}")
+        setattr(s, name, bool(v))
 
 
 def _cluster_count(name, value) -> None:
@@ -295,6 +317,7 @@ class CGSettings(_Loadable):
         if self.pricing not in PRICING_MODES:
             raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {self.pricing!r}")
         _check_loop_common(self)
+        _flags(self, "close_gap")
         if self.lagrangian not in (True, False, "auto"):
             raise ParameterError(f"lagrangian must be True, False or 'auto', "
                                  f"got {self.lagrangian!r}")
@@ -409,8 +432,7 @@ class BPSettings(_Loadable):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
-        if self.fixing not in (True, False):
-            raise ParameterError(f"fixing must be True or False, got {self.fixing!r}")
+        _flags(self, "cuts", "close_gap", "fixing", "column_fixing", "node_basis", "reclose_root")
         for name in ("close_gap_partial", "node_close_partial"):
             _cluster_count(name, getattr(self, name))
         ncr = self.node_cut_rounds

@@ -238,3 +238,21 @@ def test_column_fixing_again_keeps_the_open_nodes_bases(monkeypatch):
     assert r.status == "optimal" and r.nodes > 20 and r.columns_fixed > 0
     assert len(loads) > 20 and all(loads) and r.warm_starts == len(loads)
     assert r.sse == pytest.approx(branch_and_price(X, 3, **kw).sse, abs=1e-7)
+
+
+@pytest.mark.parametrize("spelling, value", [("False", False), ("false", False),
+                                             ("True", True), ("true", True)])
+def test_on_off_options_read_from_the_command_line_as_booleans(spelling, value):
+    """``column_fixing=False`` once reached bp as the string "False", which is
+    truthy: the option was on.  Python and JSON spellings both parse, and a
+    flag given anything but a boolean is refused."""
+    from mipagg.errors import ParameterError
+    from mipagg.exact.settings import BPSettings, CGSettings, parse_options
+
+    assert parse_options([f"column_fixing={spelling}"], BPSettings) == {"column_fixing": value}
+    assert BPSettings(column_fixing=np.bool_(value)).column_fixing is value
+    for flag in ("cuts", "close_gap", "fixing", "column_fixing", "node_basis", "reclose_root"):
+        with pytest.raises(ParameterError, match=f"{flag} must be True or False"):
+            BPSettings(**{flag: spelling})
+    with pytest.raises(ParameterError, match="close_gap must be True or False"):
+        CGSettings(close_gap=1)
