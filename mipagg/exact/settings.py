@@ -164,9 +164,10 @@ def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
     """``KEY=VALUE`` command-line items as options of the settings class
     ``cls`` (:class:`BPSettings` or :class:`CGSettings`), each value read as
     JSON when it parses (``40``, ``0.0``, ``true``), else as a Python
-    literal (``False``, ``None``), else as a string (``on``, a path).  :class:`ParameterError` for a key ``cls`` does not
-    know or that is ``reserved`` (set by the caller itself), and for a value
-    ``cls`` refuses, so a bad option fails before any work.
+    literal (``False``, ``None``), else as a string (``on``, a path).
+    :class:`ParameterError` for a key ``cls`` does not know or that is
+    ``reserved`` (set by the caller itself), and for a value ``cls``
+    refuses, so a bad option fails before any work.
 
     >>> parse_options(["max_cut_rounds=40", "tail_off=0", "aggregation=on"], BPSettings)
     {'max_cut_rounds': 40, 'tail_off': 0, 'aggregation': 'on'}
