@@ -26,11 +26,9 @@ def machine() -> str:
 
 
 def option(text: str):
-    """``key=value`` -> (key, value), the value a Python literal when it parses as one."""
-    import ast
+    """``key=value`` -> (key, value), the value read as the package's
+    command-line options are (:func:`mipagg.exact.settings.option_value`)."""
+    from mipagg.exact.settings import option_value
 
     key, _, value = text.partition("=")
-    try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
+    return key, option_value(value)

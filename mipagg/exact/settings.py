@@ -181,7 +181,7 @@ def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
         if not sep or key not in known:
             raise ParameterError(f"{flag} {item!r}: expected KEY=VALUE with KEY one of "
                                  f"{', '.join(sorted(known))}")
-        out[key] = _literal(text)
+        out[key] = option_value(text)
     try:
         cls.from_dict(out)
     except (TypeError, ValueError) as exc:
@@ -189,8 +189,9 @@ def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
     return out
 
 
-def _literal(text: str):
-    """``text`` as JSON, else as a Python literal, else itself."""
+def option_value(text: str):
+    """A command-line option value: ``text`` as JSON, else as a Python
+    literal, else itself (:func:`parse_options`; the benchmarks' ``--bp-option``)."""
     try:
         return json.loads(text)
     except ValueError:
