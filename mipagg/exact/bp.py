@@ -709,13 +709,14 @@ class BranchAndPrice(ColumnGeneration):
         drop = self.master.reduced_costs(stop.duals, sigma) > \
             ub - stop.bound + PairFixing.margin(ub)
         drop[self.master.basic_columns()] = False
-        saved = self.saved_bases(current)
+        holders = self.nodes_with_bases(current)
+        saved = {id(nd.basis): nd.basis for nd in holders}      # siblings share one
         drop[self.master.basic_in(saved.values())] = False
         self.rounder.finish()       # a rounding left pending refers to the columns as they are
         self.columns_fixed += self.master.drop_columns(drop)
         if saved:
             moved = {i: self.master.rebase(b) for i, b in saved.items()}
-            for nd in self.nodes_with_bases(current):
+            for nd in holders:
                 nd.basis = moved[id(nd.basis)]
         if self.fixer is not None:
             self.fixer.forget_columns()
@@ -729,10 +730,6 @@ class BranchAndPrice(ColumnGeneration):
         nodes = list(self.open) if hasattr(self.open, "__iter__") else []
         nodes += [] if current is None else [current]
         return [nd for nd in nodes if nd.basis is not None]
-
-    def saved_bases(self, current=None) -> dict:
-        """The saved bases of :meth:`nodes_with_bases` by identity (siblings share one)."""
-        return {id(nd.basis): nd.basis for nd in self.nodes_with_bases(current)}
 
     def dive_phase(self) -> None:
         """The diving heuristic (:func:`dive`) within ``dive_time`` (None: no clock)."""
