@@ -16,7 +16,9 @@ criterion ``random`` unless given) and ``--resume name:k:checkpoint`` (a
 CASC tree, ``name`` a file of ``--data-dir``, resumed from a committed
 checkpoint of ``docs/results/trees``: every run goes on from the same open
 nodes, so each solves nodes of the same real tree; its nodes/s counts the
-nodes it solved, and its time limit ends it).  Every run uses bp's default
+nodes it solved, and its time limit ends it; ``--strip-bases`` resumes from
+a copy without the bases the checkpoint keeps for its open nodes, the A/B
+of docs/bench/casc_gap.md §48).  Every run uses bp's default
 options (``--bp-option key=value`` changes one); a
 ``:tree`` suffix (or ``--tree-only`` for all) switches cuts, gap closing and
 the pool MIP off, so that the tree alone proves optimality (hundreds of
@@ -41,8 +43,11 @@ import os
 import resource
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -74,14 +79,30 @@ def instances(a):
                    subset(census, int(n), criterion, int(index)).X, int(k), tree)
 
 
-def resumed(a):
-    """The ``--resume`` cells: (name, X, k, checkpoint path)."""
+def resumed(a, tmp: str):
+    """The ``--resume`` cells: (name, X, k, checkpoint path); with
+    ``--strip-bases`` the path of a copy in ``tmp`` without the open nodes'
+    saved bases."""
     from mipagg.instance import read_csv
 
     for spec in filter(None, a.resume.split(",")):
         name, k, path = spec.split(":", 2)
+        if a.strip_bases:
+            path = strip_bases(path, tmp)
         yield (f"{name} k={k} resumed from {Path(path).name}",
                read_csv(str(Path(a.data_dir) / f"{name}.csv")).X, int(k), path)
+
+
+def strip_bases(path: str, tmp: str) -> str:
+    """A copy of checkpoint ``path`` in ``tmp`` without its bases: the same
+    tree resumed cold (``mipagg.exact.bases``)."""
+    from mipagg.exact.bases import ARRAYS
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files if name not in ARRAYS}
+    out = Path(tmp) / (Path(path).stem + "-nobases.npz")
+    np.savez_compressed(out, **arrays)
+    return str(out)
 
 
 def cpu_seconds() -> float:
@@ -109,6 +130,8 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=900.0)
     ap.add_argument("--subtree-nodes", type=int, default=parallel.SUBTREE_NODES,
                     help="nodes a task may solve (mipagg.exact.parallel.SUBTREE_NODES)")
+    ap.add_argument("--strip-bases", action="store_true",
+                    help="resume from copies of the checkpoints without their saved bases")
     ap.add_argument("--json", help="append one JSON record per run to this file")
     a = ap.parse_args(argv)
     parallel.SUBTREE_NODES = a.subtree_nodes
@@ -125,7 +148,8 @@ def main(argv=None):
         branch_and_price(lognormal(30, a.p, seed=0).X, 3, workers=w, **options)
     cases = [(name, X, k, dict(TREE_ONLY) if tree or a.tree_only else {})
              for name, X, k, tree in instances(a)]
-    cases += [(name, X, k, {"resume": path}) for name, X, k, path in resumed(a)]
+    tmp = tempfile.mkdtemp(prefix="bench_bp_workers-")
+    cases += [(name, X, k, {"resume": path}) for name, X, k, path in resumed(a, tmp)]
     for name, X, k, extra in cases:
         runs = []
         for w in counts:

@@ -94,6 +94,8 @@ def _lines(s: dict) -> list[str]:
          f"{s['node_closings_too_large']} with too many clusters")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
                f"{s['node_closing_incumbents']} found a better partition{failed})")
+    if s.get("node_bases"):
+        out.append(f"open nodes with their parent's master basis: {s['node_bases']:,}")
     if s.get("pseudocost_pairs"):
         out.append(f"reliability branching's pseudocosts: {s['pseudocost_pairs']:,} pairs, "
                    f"{s['pseudocost_probes']:,} probes")

@@ -55,6 +55,7 @@ from ..progress import format_duration
 from ..refine import local_search, split_large_groups
 from ..status import Status, summary_fields
 from . import checkpoint as checkpoints, nodeclosing, nodecuts
+from .bases import BasisBook
 from .bounds import gap, neighbour_bound, node_cutoff
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .cuts import rank1
@@ -244,8 +245,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      fixing=True, column_fixing=False, node_basis=True, plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
-                     checkpoint=None, checkpoint_every=600.0, resume=None, settings=None,
-                     verbose=False) -> BranchAndPriceResult:
+                     checkpoint=None, checkpoint_every=600.0, checkpoint_bases=4096,
+                     resume=None, settings=None, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -380,6 +381,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         nodes (with workers: as tasks return, the tasks still out saved as
         open nodes); checked before any work (never the
         ``resume`` file).  Nothing is written when the root did not finish.
+    checkpoint_bases : the checkpoint also keeps the parent's final master
+        basis of this many open nodes, lowest bounds first, so that a resumed
+        run starts them warm (about 1.3 kB each; docs/bench/casc_gap.md §48).
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
         (the other options may differ; counts such as ``nodes`` continue, so
@@ -420,7 +424,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every, resume=resume))
+        checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases, resume=resume))
     return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
@@ -491,6 +495,8 @@ class BranchAndPrice(ColumnGeneration):
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
+        self.basis_book = BasisBook()   # the open nodes' bases sent back by workers ...
+        self.node_bases: dict = {}      # ... by node ident (kept in the book)
         self.branched = None            # the master solution the last children came from
         self.columns_fixed = 0          # columns deleted by fix_root_columns
         self.pool_fixed = 0             # the pool after the last fix_root_columns
@@ -723,6 +729,16 @@ class BranchAndPrice(ColumnGeneration):
         self.pool_fixed = len(self.master.columns)
         self.pool_at_mip = min(self.pool_at_mip, self.pool_fixed)
         self.seconds["fixing"] += time.perf_counter() - t0
+
+    def portable_basis(self, node: Node) -> tuple:
+        """(key, the basis ``node`` starts from as a
+        :class:`~mipagg.exact.master.PortableBasis` or None): its parent's,
+        saved by this process or sent back by a worker (``node_bases``);
+        siblings share a key."""
+        if node.basis is not None:
+            return id(node.basis), self.master.export_basis(node.basis)
+        kept = self.node_bases.get(node.ident)
+        return id(kept), None if kept is None else self.basis_book.basis(kept)
 
     def nodes_with_bases(self, current=None) -> list:
         """The open nodes (none when the node selection cannot be iterated)

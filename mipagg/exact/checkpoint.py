@@ -30,13 +30,14 @@ import json
 import os
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
+from .bases import pack, unpack
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
 from .rules import Node
@@ -71,7 +72,10 @@ class Checkpoint:
     ``cuts`` (:class:`~mipagg.exact.cuts.Rank1Cut`), the open ``nodes``
     and the root fixing (``fixed`` mask, pair bounds and their L, or None);
     ``pseudocosts``: reliability branching's table
-    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`) or None."""
+    (:meth:`~mipagg.exact.branching.ReliabilityBranching.state`) or None;
+    ``bases``: master bases (:func:`~mipagg.exact.bases.unpack`) and
+    ``node_basis`` the one each node starts from (−1: none), both empty in
+    checkpoints written before 2026-11-30."""
 
     meta: dict
     root_stop: StopState
@@ -82,6 +86,8 @@ class Checkpoint:
     fixed: np.ndarray | None
     fix_bounds: np.ndarray | None
     pseudocosts: tuple | None = None
+    bases: list = field(default_factory=list)
+    node_basis: np.ndarray | None = None
 
     @property
     def lower_bound(self) -> float | None:
@@ -126,7 +132,9 @@ def save(tree, path) -> Path:
     path = Path(path)
     nodes = _open_nodes(tree) + list(tree.in_flight)
     cuts = [rank1(c) for c in tree.master.cuts]
-    col_flat, col_ptr = _ragged([np.asarray(c) for c in tree.master.columns])
+    columns = list(tree.master.columns)
+    basis_arrays, extra = _node_bases(tree, nodes, columns)
+    col_flat, col_ptr = _ragged([np.asarray(c) for c in columns + extra])
     cut_rows, cut_ptr = _ragged([c.rows for c in cuts])
     cut_nums, _ = _ragged([c.nums for c in cuts])
     tog, tog_ptr = _ragged([np.ravel(nd.together) for nd in nodes])
@@ -160,6 +168,7 @@ def save(tree, path) -> Path:
         node_bound=np.array([nd.bound for nd in nodes], dtype=float),
         node_depth=np.array([nd.depth for nd in nodes], dtype=np.int64),
         tog=tog, tog_ptr=tog_ptr, apart=apart, apart_ptr=apart_ptr)
+    arrays.update(basis_arrays)
     for name in ("duals", "cut_duals"):
         if getattr(stop, name) is not None:
             arrays[f"root_{name}"] = np.asarray(getattr(stop, name), dtype=float)
@@ -174,6 +183,32 @@ def save(tree, path) -> Path:
         np.savez_compressed(fh, **arrays)
     os.replace(tmp, path)
     return path
+
+
+def _node_bases(tree, nodes: list, columns: list) -> tuple[dict, list]:
+    """The arrays of the bases (:meth:`~mipagg.exact.bp.BranchAndPrice.portable_basis`;
+    siblings share one) of the ``checkpoint_bases`` open nodes of least
+    bound that have one, and the basic clusters to add to the saved pool."""
+    node_basis = np.full(len(nodes), -1, dtype=np.int32)
+    room = int(tree.settings.checkpoint_bases)
+    if not tree.settings.node_basis or not room:
+        return {}, []
+    unique: dict = {}
+    bases: list = []
+    for i in np.argsort([nd.bound for nd in nodes], kind="stable").tolist():
+        if room == 0:
+            break
+        key, basis = tree.portable_basis(nodes[i])
+        if basis is None:
+            continue
+        room -= 1
+        if key not in unique:
+            unique[key] = len(bases)
+            bases.append(basis)
+        node_basis[i] = unique[key]
+    arrays, extra = pack(bases, columns)
+    arrays["node_basis"] = node_basis
+    return arrays, extra
 
 
 def _pairs(flat) -> tuple:
@@ -223,8 +258,13 @@ def load(path) -> Checkpoint:
                                _unragged(a["apart"], a["apart_ptr"])))]
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
+        bases, node_basis = unpack(a), a.get("node_basis")
+        if node_basis is not None and (node_basis.size != len(nodes)
+                                       or node_basis.max(initial=-1) >= len(bases)):
+            raise ValueError(f"{node_basis.size} node bases for {len(nodes)} nodes")
         return Checkpoint(meta, root_stop, a["labels"], _unragged(a["col_flat"], a["col_ptr"]), cuts,
-                          nodes, a.get("fixed"), a.get("fix_bounds"), _pseudocosts(a))
+                          nodes, a.get("fixed"), a.get("fix_bounds"), _pseudocosts(a),
+                          bases, node_basis)
     except (KeyError, ValueError, IndexError) as exc:
         raise DataError(f"checkpoint {str(path)!r} is damaged ({exc})") from None
 
@@ -265,7 +305,8 @@ def summary(ckpt: Checkpoint) -> dict:
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
     not open.  ``open_gap``: Σ (cutoff − bound) over the open nodes, the bound
     the tree must still gain in all (docs/bench/casc_gap.md §35).
-    ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
+    ``node_bases``: the open nodes whose parent's basis it keeps (since
+    2026-11-30).  ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
     from checkpoints written since 2026-11-29.  ``pruned_bound``: the least
     bound of the nodes cut off (None if none was); on a closed tree
     min(it, incumbent) is the bound proved, the incumbent being optimal
@@ -319,6 +360,8 @@ def summary(ckpt: Checkpoint) -> dict:
         "node_closing_incumbents": meta["closer"].get("better", 0),
         "node_closings_timed_out": meta["closer"].get("timed_out"),
         "node_closings_too_large": meta["closer"].get("too_large"),
+        "node_bases": 0 if ckpt.node_basis is None
+        else int(np.count_nonzero(ckpt.node_basis >= 0)),
         "pseudocost_pairs": None if ckpt.pseudocosts is None else int(ckpt.pseudocosts[2].size),
         "pseudocost_probes": None if ckpt.pseudocosts is None
         else int(ckpt.pseudocosts[2].sum())}
@@ -356,9 +399,20 @@ def restore(tree, ckpt: Checkpoint) -> None:
     if ckpt.pseudocosts is not None and hasattr(tree.branching, "adopt"):
         tree.branching.adopt(ckpt.pseudocosts)
     tree.resumed_nodes = tree.nodes
-    for nd in ckpt.nodes:
-        tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart))
+    bases = _restored_bases(tree, ckpt)
+    for i, nd in enumerate(ckpt.nodes):
+        basis = None if not bases or ckpt.node_basis[i] < 0 else bases[ckpt.node_basis[i]]
+        tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart, basis))
         tree.ident += 1
+
+
+def _restored_bases(tree, ckpt: Checkpoint) -> list:
+    """The checkpoint's bases in the columns of ``tree``'s master (which
+    holds the saved pool)."""
+    if not ckpt.bases or not tree.settings.node_basis:
+        return []
+    where = tree.master.pool_indices(ckpt.columns)
+    return [tree.master.pool_basis(where[cols], art, rows) for cols, art, rows in ckpt.bases]
 
 
 def prepare(X, k, settings) -> Checkpoint | None:

@@ -24,7 +24,8 @@ from .cuts import cut_matrix
 from .highs import new_highs
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
-__all__ = ["MasterProblem", "MasterSolution", "Basis", "squared_distances", "cluster_weight"]
+__all__ = ["MasterProblem", "MasterSolution", "Basis", "PortableBasis", "squared_distances",
+           "cluster_weight"]
 
 
 def cluster_weight(D: np.ndarray, cluster) -> float:
@@ -68,6 +69,26 @@ class Basis:
     epoch: int
     basic_cols: np.ndarray      # int32
     row_status: np.ndarray      # int8, HiGHS basis status per row
+
+
+@dataclass(frozen=True, eq=False)
+class PortableBasis:
+    """A :class:`Basis` that any master of the same records and rows can
+    load (:meth:`MasterProblem.export_basis`, :meth:`~MasterProblem.import_basis`):
+    its basic pool columns as clusters (``flat`` records, ``ptr`` offsets),
+    its basic artificial columns (indices) and every row's status.  A node
+    sent to another worker, or saved in a checkpoint, carries one, so that
+    it starts from its parent's final basis there too.  The basis is only a
+    starting point: any basis, even one a master cannot use, leads to the
+    same LP optimum."""
+
+    flat: np.ndarray            # int32, the basic clusters' records
+    ptr: np.ndarray             # int32, offsets into ``flat`` (one more than clusters)
+    artificial: np.ndarray      # int32, basic artificial columns
+    row_status: np.ndarray      # int8
+
+    def clusters(self) -> list:
+        return [self.flat[self.ptr[i]:self.ptr[i + 1]] for i in range(self.ptr.size - 1)]
 
 
 KEPT_EPOCHS = 8     # deletions of columns across which a saved basis is translated
@@ -345,6 +366,41 @@ class MasterProblem:
             if basic.size and basic.min() < 0:
                 return None
         return basic
+
+    def export_basis(self, basis: Basis) -> PortableBasis | None:
+        """``basis`` with its basic columns as clusters (None when one was
+        deleted since it was taken)."""
+        basic = self._translate(basis)
+        if basic is None:
+            return None
+        pool = basic[basic >= self._offset] - self._offset
+        cols = [self.columns[j] for j in pool.tolist()]
+        ptr = np.zeros(len(cols) + 1, dtype=np.int32)
+        ptr[1:] = np.cumsum([c.size for c in cols])
+        flat = np.concatenate(cols).astype(np.int32) if cols else np.zeros(0, dtype=np.int32)
+        return PortableBasis(flat, ptr, basic[basic < self._offset].astype(np.int32),
+                             basis.row_status)
+
+    def import_basis(self, portable: PortableBasis) -> Basis:
+        """A :class:`Basis` of this master from ``portable`` (its clusters
+        not yet in the pool are added first)."""
+        clusters = portable.clusters()
+        self.add_columns(clusters)
+        return self.pool_basis(self.pool_indices(clusters), portable.artificial,
+                               portable.row_status)
+
+    def pool_indices(self, clusters) -> np.ndarray:
+        """The pool index of each of ``clusters`` (all in the pool)."""
+        return np.array([self._index[tuple(int(v) for v in c)] for c in clusters],
+                        dtype=np.int64)
+
+    def pool_basis(self, pool, artificial, row_status) -> Basis:
+        """A :class:`Basis` of today's columns: the pool columns ``pool`` and
+        the artificial columns ``artificial`` basic, rows as ``row_status``."""
+        art = np.asarray(artificial, dtype=np.int64)
+        basic = np.sort(np.concatenate([art[art < self._offset],
+                                        np.asarray(pool, dtype=np.int64) + self._offset]))
+        return Basis(self._epoch, basic.astype(np.int32), np.asarray(row_status, np.int8))
 
     def basic_in(self, bases) -> np.ndarray:
         """Pool indices of the columns basic in any of ``bases`` (saved

@@ -21,7 +21,10 @@ root's column pool and cuts, the root's pair fixing and node gap-closing
 threshold, and reliability branching's pseudocosts; its own pool then grows
 with the nodes it solves.  The columns and the strong-branching probes
 (pseudocost observations) each worker finds reach the others with their
-next tasks.
+next tasks.  Each node travels with its parent's final master basis, its
+basic columns as clusters (:class:`~mipagg.exact.master.PortableBasis`,
+kept by the coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so
+that its first LP starts warm on whichever worker takes it.
 
 The proven optimum does not depend on the schedule (the same SSE whatever
 the number of workers; the tree's size and, among equal optima, the
@@ -57,6 +60,7 @@ from ..errors import ParameterError
 from ..partition import Partition
 from .colgen import default_threads
 from .highs import release_solver_threads
+from .master import PortableBasis
 from .node import NodeResult
 from .rules import Node
 from .settings import StopCriterion
@@ -118,7 +122,11 @@ class SubtreeTask:
     ``observations``: likewise the pseudocost observations of the others'
     probes (reliability branching), as (worker, log index, observation): the
     worker that takes the task may not be the one guessed, so it drops its
-    own and those it has had (an observation counts once)."""
+    own and those it has had (an observation counts once).  ``basis``: the
+    parent's final master basis (:class:`~mipagg.exact.master.PortableBasis`,
+    or None), so that the node's first LP starts where its parent's ended
+    whichever worker solved that (a first LP from an unrelated basis took
+    6× the pivots of a warm one: docs/bench/casc_gap.md §48)."""
 
     bound: float
     depth: int
@@ -131,11 +139,13 @@ class SubtreeTask:
     hints: list = field(default_factory=list)
     columns: list = field(default_factory=list)
     observations: list = field(default_factory=list)
+    basis: PortableBasis | None = None
 
 
 @dataclass
 class SubtreeResult:
-    """The nodes a task left open, as (bound, depth, together, apart, hints); the
+    """The nodes a task left open, as (bound, depth, together, apart, hints,
+    basis: a :class:`~mipagg.exact.master.PortableBasis` or None); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
@@ -222,9 +232,10 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
     tree.pruned_bound = np.inf
     before = _counts(tree)
-    tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart))
     tree.fix_root_columns(tree.refix_growth)   # before the task's columns and hints come in
     tree.master.add_columns(task.columns + task.hints)
+    basis = None if task.basis is None else tree.master.import_basis(task.basis)
+    tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis))
     me = f"{os.getpid()}:{threading.get_ident()}"
     learns = hasattr(tree.branching, "take_fresh")
     if learns:
@@ -245,11 +256,14 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
             hints.update((i, support) for i in range(first, tree.ident))
     tree.master.set_allowed(None)
     tree.allowed = None
-    left = []
+    left, portable = [], {}         # siblings share their parent's basis
     while len(tree.open):
         nd = tree.open.pop()
         if not tree.prune(nd.bound):
-            left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, [])))
+            if nd.basis is not None and id(nd.basis) not in portable:
+                portable[id(nd.basis)] = tree.master.export_basis(nd.basis)
+            left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, []),
+                         None if nd.basis is None else portable[id(nd.basis)]))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
     return SubtreeResult(left, rounder.best_sse if better else None,
@@ -441,7 +455,8 @@ class _Coordinator:
                 break
             done = self.backend.wait(list(self.pending), POLL_SECONDS)
             for fut in done:
-                self.pending.pop(fut)
+                node, _ = self.pending.pop(fut)
+                tree.node_bases.pop(node.ident, None)
                 self.merge(fut.result())
             tree.in_flight = [nd for nd, _ in self.pending.values()]
             if done:
@@ -461,7 +476,9 @@ class _Coordinator:
                 and tree.tree_status is None:
             node = tree.open.peek()
             if tree.prune(node.bound):
-                self.hints.pop(tree.open.pop().ident, None)
+                ident = tree.open.pop().ident
+                self.hints.pop(ident, None)
+                tree.node_bases.pop(ident, None)
                 continue
             if stop.expired():
                 tree.tree_status = "time_limit"
@@ -478,9 +495,15 @@ class _Coordinator:
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
                                budget, self.hints.pop(node.ident, []) if HINTS else [],
-                               *self.news())
+                               *self.news(), basis=self.basis_of(node))
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
+
+    def basis_of(self, node) -> PortableBasis | None:
+        """The basis ``node`` starts from (its parent's, kept until its task
+        returns: a checkpoint saves it with the node); None with
+        ``node_basis`` off."""
+        return self.tree.portable_basis(node)[1] if self.tree.settings.node_basis else None
 
     def news(self) -> tuple:
         """The columns and pseudocost observations for the next task: those
@@ -508,9 +531,14 @@ class _Coordinator:
             tree.rounder.best, tree.rounder.best_sse = best, best.sse()
             tree.root_fixed()                   # the root fixing at the better incumbent
             tree.reclose_root()
-        for bound, depth, together, apart, hints in [] if tree.proven else r.open:
+        kept: dict = {}                 # siblings share their parent's basis
+        for bound, depth, together, apart, hints, basis in [] if tree.proven else r.open:
             if hints:
                 self.hints[tree.ident] = hints
+            if basis is not None:
+                if id(basis) not in kept:
+                    kept[id(basis)] = tree.basis_book.keep(basis)
+                tree.node_bases[tree.ident] = kept[id(basis)]
             tree.open.push(Node(bound, -depth, tree.ident, together, apart))
             tree.ident += 1
         c = r.counts

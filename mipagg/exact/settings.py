@@ -401,6 +401,7 @@ class BPSettings(_Loadable):
     scheduler: object = None
     checkpoint: str | None = None
     checkpoint_every: float = 600.0
+    checkpoint_bases: int = 4096
     resume: str | None = None
 
     def __post_init__(self):
@@ -472,6 +473,10 @@ class BPSettings(_Loadable):
         _seconds("checkpoint_every", self.checkpoint_every)
         if self.checkpoint_every is None:
             raise ParameterError("checkpoint_every must be positive, got None")
+        cb = self.checkpoint_bases
+        if isinstance(cb, (str, bool)) or not isinstance(cb, (int, float)) or int(cb) != cb \
+                or cb < 0:
+            raise ParameterError(f"checkpoint_bases must be an integer >= 0, got {cb!r}")
 
     def loop(self, n: int, k: int) -> LoopSettings:
         """Every node's loop options: auto pricing with the Lagrangian bound."""

@@ -163,11 +163,53 @@ def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
     assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, *_ in r.open)
     # each open node carries its parent's LP support: columns of the pool
     # that cover every record (the master's rows are partitioning equalities)
-    for *_, hints in r.open:
+    for *_, hints, basis in r.open:
         assert hints and all(len(c) >= 3 for c in hints)
         assert set(np.concatenate(hints).tolist()) == set(range(len(X)))
+        assert basis is not None and basis.row_status.size == len(X) + len(snap.cuts)
     again = parallel.run_task(snap, task)             # the cached worker tree
     assert again.counts["nodes"] == 5
+
+
+def test_a_node_starts_from_its_parents_basis_on_another_worker(tree24):
+    """An open node a worker sends back carries its parent's final basis; a
+    second worker, whose pool lacks the first one's new columns, solves it
+    warm (a warm start counted) and in fewer pivots than from its own last
+    basis; a node without a basis starts cold."""
+    from mipagg.exact.bp import BranchAndPrice
+
+    X, opt = tree24
+    tree = BranchAndPrice(X, 3, BPSettings(**TREE_ONLY, node_limit=1))
+    tree.run()
+    snap = parallel.snapshot(tree)
+    first, second = parallel.build_worker(snap), parallel.build_worker(snap)
+    parallel.solve_subtree(second, parallel.SubtreeTask(
+        tree.root_bound, 0, (), (), tree.rounder.best_sse, tree.rounder.best.labels, None, 3))
+    root = parallel.SubtreeTask(tree.root_bound, 0, (), (), tree.rounder.best_sse,
+                                tree.rounder.best.labels, None, 6)
+    out = parallel.solve_subtree(first, root)
+    bound, depth, together, apart, hints, basis = max(out.open, key=lambda o: o[1])
+    assert basis is not None
+    pivots = []
+    for b in (None, basis):
+        worker = parallel.build_worker(snap)
+        first_solve = worker.master.solve
+
+        def solve(*args, **kwargs):
+            sol = first_solve(*args, **kwargs)
+            if len(pivots) < want:
+                pivots.append(sol.simplex_iterations)
+            return sol
+
+        want = len(pivots) + 1
+        worker.master.solve = solve
+        task = parallel.SubtreeTask(bound, depth, together, apart, tree.rounder.best_sse,
+                                    tree.rounder.best.labels, None, 1, hints=hints, basis=b)
+        r = parallel.solve_subtree(worker, task)
+        assert r.counts["nodes"] == 1 and r.counts["warm_starts"] == (b is not None)
+    assert pivots[1] < pivots[0]
+    r = parallel.solve_subtree(second, task)            # a worker with another pool
+    assert r.counts["warm_starts"] == 1
 
 
 def test_workers_share_reliability_pseudocosts_and_count_each_probe_once(tree24, tmp_path):

@@ -196,15 +196,52 @@ def test_bad_checkpoints_are_refused_before_any_work(tree24, tmp_path):
     np.savez(tmp_path / "torn.npz", **arrays)
     with pytest.raises(DataError, match="damaged.*pseudocost"):
         branch_and_price(X, 3, resume=tmp_path / "torn.npz", **TREE_ONLY)
+    for pc in ("pc_pairs", "pc_sums", "pc_probes"):
+        arrays.pop(pc)
+    arrays["node_basis"] = np.zeros(arrays["node_bound"].size + 1, np.int32)
+    np.savez(tmp_path / "bases.npz", **arrays)
+    with pytest.raises(DataError, match="damaged.*node bases"):
+        branch_and_price(X, 3, resume=tmp_path / "bases.npz", **TREE_ONLY)
     before = path.read_bytes()
     with pytest.raises(OutputError, match="input file"):      # never overwrite the input
         branch_and_price(X, 3, resume=path, checkpoint=path, **TREE_ONLY)
     assert path.read_bytes() == before
     with pytest.raises(OutputError, match="does not exist"):
         branch_and_price(X, 3, checkpoint=tmp_path / "no" / "dir.npz", **TREE_ONLY)
-    for bad in ({"checkpoint": ""}, {"checkpoint_every": 0}, {"resume": 3}):
+    for bad in ({"checkpoint": ""}, {"checkpoint_every": 0}, {"resume": 3},
+                {"checkpoint_bases": -1}, {"checkpoint_bases": 2.5}, {"checkpoint_bases": "all"}):
         with pytest.raises(ParameterError):
             branch_and_price(X, 3, **bad, **TREE_ONLY)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_checkpoint_keeps_the_bases_the_open_nodes_start_from(tree24, tmp_path, workers):
+    """The open nodes of least bound keep their parent's final basis
+    (``checkpoint_bases`` of them; siblings share one): the first node the
+    resumed tree solves starts warm, and without the bases cold; either way
+    the resumed tree reaches the optimum.  With workers, the bases come back
+    from the worker that solved the parent (the tasks still out keep theirs)."""
+    X, opt = tree24
+    path, few, none = tmp_path / "a.npz", tmp_path / "few.npz", tmp_path / "none.npz"
+    a = branch_and_price(X, 3, node_limit=12, checkpoint=path, workers=workers, **TREE_ONLY)
+    branch_and_price(X, 3, node_limit=12, checkpoint=few, checkpoint_bases=3, **TREE_ONLY)
+    branch_and_price(X, 3, node_limit=12, checkpoint=none, checkpoint_bases=0, **TREE_ONLY)
+    ck = checkpoint.load(path)
+    assert a.status == "node_limit" and len(ck.nodes) == a.open_nodes > 2
+    assert (ck.node_basis >= 0).all()       # every open node is some parent's child
+    assert 0 < len(ck.bases) <= len(ck.nodes)
+    rows = len(X) + len(ck.cuts)
+    assert all(r.size == rows for _, _, r in ck.bases)
+    ck_few = checkpoint.load(few)
+    kept = np.flatnonzero(ck_few.node_basis >= 0)
+    bounds = np.array([nd.bound for nd in ck_few.nodes])
+    assert kept.size == 3 and bounds[kept].max() <= np.delete(bounds, kept).min() + 1e-12
+    assert checkpoint.load(none).node_basis is None
+    for src, warm in ((path, 1), (none, 0)):
+        one = branch_and_price(X, 3, resume=src, node_limit=13, **TREE_ONLY)
+        assert one.nodes == 13 and one.warm_starts == warm
+        r = branch_and_price(X, 3, resume=src, **TREE_ONLY)
+        assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
 
 
 def test_two_workers_go_on_from_a_serial_checkpoint(tree24, tmp_path):

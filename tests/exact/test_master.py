@@ -213,3 +213,46 @@ def test_a_rebased_basis_outlives_any_number_of_deletions():
     assert mp.load_basis(kept)
     again = mp.solve()
     assert again.simplex_iterations == 0 and again.value == pytest.approx(sol.value, rel=1e-9)
+
+
+def test_a_basis_moves_to_a_master_with_other_columns():
+    """A basis exported as clusters (:meth:`export_basis`) loads into another
+    master of the same rows whose pool holds part of the first one's columns
+    in another order and none of the basic ones (they are added): there its
+    LP is optimal at once, at the first master's value; from the other
+    master's own basis the same LP takes pivots."""
+    rng, X, mp = _dual_master(11, 120)
+    mp.add_cuts([(0, 1, 2), (3, 4, 5)])
+    sol = mp.solve()
+    portable = mp.export_basis(mp.save_basis())
+    assert portable is not None and portable.row_status.size == mp.n + 2
+    basic = {tuple(c.tolist()) for c in portable.clusters()}
+    order = rng.permutation(len(mp.columns))
+    keep = [mp.columns[j] for j in order if tuple(mp.columns[j].tolist()) not in basic]
+
+    def other_master():
+        other = MasterProblem(X, artificial_cost=1e4)
+        other.add_columns(keep[:70])
+        other.add_cuts(mp.cuts)
+        other.use_algorithm("dual")
+        other.solve()
+        other.add_columns([np.asarray(c) for c in sorted(basic)])
+        return other
+
+    cold = other_master()
+    assert cold.solve().simplex_iterations > 0
+    other = other_master()
+    before = len(other)
+    assert other.load_basis(other.import_basis(portable)) and len(other) == before
+    again = other.solve()
+    assert again.simplex_iterations == 0
+    assert again.value == pytest.approx(sol.value, rel=1e-9)
+    fresh = MasterProblem(X, artificial_cost=1e4)       # no cut rows: refused
+    assert not fresh.load_basis(fresh.import_basis(portable))
+    assert all(fresh.has(c) for c in portable.clusters())     # the clusters came along
+    # a basis whose column was deleted cannot be exported
+    drop = np.zeros(len(mp), dtype=bool)
+    drop[mp.basic_columns()[0]] = True
+    saved = mp.save_basis()
+    mp.drop_columns(drop)
+    assert mp.export_basis(saved) is None

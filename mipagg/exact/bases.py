@@ -1,0 +1,99 @@
+"""Open nodes' master bases beyond one process: a store for the coordinator
+of the parallel tree and the arrays a checkpoint keeps them in.
+
+A node's first LP from its parent's final basis took about 200 dual simplex
+pivots on the Tarragona k = 5 tree, against about 1 200 from an unrelated
+node's basis (docs/bench/casc_gap.md §48).  A parent's basis is a
+:class:`~mipagg.exact.master.Basis` of one master; as a
+:class:`~mipagg.exact.master.PortableBasis` (its basic columns as clusters)
+it reaches another worker's master or the next run of the tree.  A basis is
+only a starting point: whatever basis the LP starts from, its optimum, and
+so every bound, is the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .master import PortableBasis
+
+__all__ = ["BasisBook", "ARRAYS", "pack", "unpack"]
+
+# the arrays a checkpoint keeps the bases in
+ARRAYS = ("basis_cols", "basis_ptr", "basis_art", "basis_art_ptr", "basis_rows",
+          "basis_rows_ptr", "node_basis")
+
+
+def _ragged(arrays, dtype) -> tuple:
+    ptr = np.zeros(len(arrays) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([a.size for a in arrays])
+    flat = np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype=dtype)
+    return flat, ptr
+
+
+class BasisBook:
+    """Portable bases kept compactly: each basic cluster once (an id), each
+    basis as cluster ids, so that an open node's basis costs about five
+    bytes per master row (siblings share one)."""
+
+    def __init__(self):
+        self.ids: dict = {}             # a cluster's record bytes -> its id
+        self.clusters: list = []
+
+    def keep(self, basis: PortableBasis) -> tuple:
+        ids = np.empty(basis.ptr.size - 1, dtype=np.int32)
+        for i, c in enumerate(basis.clusters()):
+            j = self.ids.setdefault(c.tobytes(), len(self.clusters))
+            if j == len(self.clusters):
+                self.clusters.append(c)
+            ids[i] = j
+        return ids, basis.artificial, basis.row_status
+
+    def basis(self, kept: tuple) -> PortableBasis:
+        ids, artificial, rows = kept
+        flat, ptr = _ragged([self.clusters[j] for j in ids.tolist()], np.int32)
+        return PortableBasis(flat, ptr.astype(np.int32), artificial, rows)
+
+
+def pack(bases: list, columns: list) -> tuple[dict, list]:
+    """Arrays for a checkpoint of ``bases`` (portable bases, None entries
+    allowed), their basic clusters as indices into ``columns`` (the pool
+    saved beside them); returns the arrays and the clusters to append to
+    that pool (basic clusters it lacks).  The sorted column indices are
+    stored as differences, which compress well."""
+    index = {tuple(c.tolist()): j for j, c in enumerate(columns)}
+    extra: list = []
+    cols, arts, rows = [], [], []
+    for b in bases:
+        if b is None:
+            continue
+        idx = []
+        for c in b.clusters():
+            key = tuple(c.tolist())
+            j = index.get(key)
+            if j is None:
+                j = index[key] = len(columns) + len(extra)
+                extra.append(np.asarray(key, dtype=np.int64))
+            idx.append(j)
+        cols.append(np.sort(np.asarray(idx, dtype=np.int64)))
+        arts.append(np.asarray(b.artificial, dtype=np.int64))
+        rows.append(np.asarray(b.row_status, dtype=np.int8))
+    col_flat, col_ptr = _ragged(cols, np.int64)
+    art_flat, art_ptr = _ragged(arts, np.int32)
+    row_flat, row_ptr = _ragged(rows, np.int8)
+    return {"basis_cols": np.diff(col_flat, prepend=0).astype(np.int32), "basis_ptr": col_ptr,
+            "basis_art": art_flat, "basis_art_ptr": art_ptr,
+            "basis_rows": row_flat, "basis_rows_ptr": row_ptr}, extra
+
+
+def unpack(arrays: dict) -> list:
+    """The bases of :func:`pack`'s ``arrays`` as (indices into the saved
+    pool of the basic clusters, basic artificial columns, row statuses);
+    [] when the checkpoint holds none."""
+    if "basis_cols" not in arrays:
+        return []
+    cols = np.cumsum(arrays["basis_cols"].astype(np.int64))
+    ptr, art, art_ptr = arrays["basis_ptr"], arrays["basis_art"], arrays["basis_art_ptr"]
+    rows, row_ptr = arrays["basis_rows"], arrays["basis_rows_ptr"]
+    return [(cols[ptr[i]:ptr[i + 1]], art[art_ptr[i]:art_ptr[i + 1]],
+             rows[row_ptr[i]:row_ptr[i + 1]]) for i in range(ptr.size - 1)]
