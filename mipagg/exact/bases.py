@@ -5,7 +5,7 @@ A node's first LP from its parent's final basis took about 200 dual simplex
 pivots on the Tarragona k = 5 tree, against about 1 200 from an unrelated
 node's basis (docs/bench/casc_gap.md §48).  A parent's basis is a
 :class:`~mipagg.exact.master.Basis` of one master; as a
-:class:`~mipagg.exact.master.PortableBasis` (its basic columns as clusters)
+:class:`PortableBasis` (its basic columns as clusters)
 it reaches another worker's master or the next run of the tree.  A basis is
 only a starting point: whatever basis the LP starts from, its optimum, and
 so every bound, is the same.
@@ -13,11 +13,11 @@ so every bound, is the same.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from .master import PortableBasis
-
-__all__ = ["BasisBook", "ARRAYS", "pack", "unpack"]
+__all__ = ["PortableBasis", "BasisBook", "ARRAYS", "pack", "unpack"]
 
 # the arrays a checkpoint keeps the bases in
 ARRAYS = ("basis_cols", "basis_ptr", "basis_art", "basis_art_ptr", "basis_rows",
@@ -29,6 +29,29 @@ def _ragged(arrays, dtype) -> tuple:
     ptr[1:] = np.cumsum([a.size for a in arrays])
     flat = np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype=dtype)
     return flat, ptr
+
+
+@dataclass(frozen=True, eq=False)
+class PortableBasis:
+    """A :class:`~mipagg.exact.master.Basis` that any master of the same
+    records and rows can load (:meth:`~mipagg.exact.master.MasterProblem.export_basis`,
+    :meth:`~mipagg.exact.master.MasterProblem.import_basis`): its basic pool
+    columns as clusters (``flat`` records, ``ptr`` offsets), its basic
+    artificial columns (indices) and every row's status."""
+
+    flat: np.ndarray            # int32, the basic clusters' records
+    ptr: np.ndarray             # int32, offsets into ``flat`` (one more than clusters)
+    artificial: np.ndarray      # int32, basic artificial columns
+    row_status: np.ndarray      # int8
+
+    @classmethod
+    def of(cls, clusters: list, artificial, row_status) -> PortableBasis:
+        flat, ptr = _ragged(clusters, np.int32)
+        return cls(flat, ptr.astype(np.int32), np.asarray(artificial, dtype=np.int32),
+                   row_status)
+
+    def clusters(self) -> list:
+        return [self.flat[self.ptr[i]:self.ptr[i + 1]] for i in range(self.ptr.size - 1)]
 
 
 class BasisBook:
@@ -51,8 +74,7 @@ class BasisBook:
 
     def basis(self, kept: tuple) -> PortableBasis:
         ids, artificial, rows = kept
-        flat, ptr = _ragged([self.clusters[j] for j in ids.tolist()], np.int32)
-        return PortableBasis(flat, ptr.astype(np.int32), artificial, rows)
+        return PortableBasis.of([self.clusters[j] for j in ids.tolist()], artificial, rows)
 
 
 def pack(bases: list, columns: list) -> tuple[dict, list]:

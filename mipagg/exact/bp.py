@@ -383,7 +383,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         ``resume`` file).  Nothing is written when the root did not finish.
     checkpoint_bases : the checkpoint also keeps the parent's final master
         basis of this many open nodes, lowest bounds first, so that a resumed
-        run starts them warm (about 1.3 kB each; docs/bench/casc_gap.md §48).
+        run starts them warm (about 750 bytes each on Tarragona; docs/bench/casc_gap.md §48).
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
         (the other options may differ; counts such as ``nodes`` continue, so
@@ -732,7 +732,7 @@ class BranchAndPrice(ColumnGeneration):
 
     def portable_basis(self, node: Node) -> tuple:
         """(key, the basis ``node`` starts from as a
-        :class:`~mipagg.exact.master.PortableBasis` or None): its parent's,
+        :class:`~mipagg.exact.bases.PortableBasis` or None): its parent's,
         saved by this process or sent back by a worker (``node_bases``);
         siblings share a key."""
         if node.basis is not None:

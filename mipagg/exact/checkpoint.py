@@ -258,13 +258,16 @@ def load(path) -> Checkpoint:
                                _unragged(a["apart"], a["apart_ptr"])))]
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
+        columns = _unragged(a["col_flat"], a["col_ptr"])
         bases, node_basis = unpack(a), a.get("node_basis")
-        if node_basis is not None and (node_basis.size != len(nodes)
-                                       or node_basis.max(initial=-1) >= len(bases)):
-            raise ValueError(f"{node_basis.size} node bases for {len(nodes)} nodes")
-        return Checkpoint(meta, root_stop, a["labels"], _unragged(a["col_flat"], a["col_ptr"]), cuts,
-                          nodes, a.get("fixed"), a.get("fix_bounds"), _pseudocosts(a),
-                          bases, node_basis)
+        if node_basis is not None and (
+                node_basis.size != len(nodes) or node_basis.max(initial=-1) >= len(bases)
+                or any(c.size and not 0 <= c.min() <= c.max() < len(columns)
+                       for c, _, _ in bases)):
+            raise ValueError(f"{len(bases)} node bases do not fit {len(nodes)} nodes and "
+                             f"{len(columns)} columns")
+        return Checkpoint(meta, root_stop, a["labels"], columns, cuts, nodes, a.get("fixed"),
+                          a.get("fix_bounds"), _pseudocosts(a), bases, node_basis)
     except (KeyError, ValueError, IndexError) as exc:
         raise DataError(f"checkpoint {str(path)!r} is damaged ({exc})") from None
 
@@ -409,7 +412,7 @@ def restore(tree, ckpt: Checkpoint) -> None:
 def _restored_bases(tree, ckpt: Checkpoint) -> list:
     """The checkpoint's bases in the columns of ``tree``'s master (which
     holds the saved pool)."""
-    if not ckpt.bases or not tree.settings.node_basis:
+    if not ckpt.bases or ckpt.node_basis is None or not tree.settings.node_basis:
         return []
     where = tree.master.pool_indices(ckpt.columns)
     return [tree.master.pool_basis(where[cols], art, rows) for cols, art, rows in ckpt.bases]

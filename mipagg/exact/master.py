@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError, ParameterError, SolverError
+from .bases import PortableBasis
 from .cuts import cut_matrix
 from .highs import new_highs
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
@@ -69,26 +70,6 @@ class Basis:
     epoch: int
     basic_cols: np.ndarray      # int32
     row_status: np.ndarray      # int8, HiGHS basis status per row
-
-
-@dataclass(frozen=True, eq=False)
-class PortableBasis:
-    """A :class:`Basis` that any master of the same records and rows can
-    load (:meth:`MasterProblem.export_basis`, :meth:`~MasterProblem.import_basis`):
-    its basic pool columns as clusters (``flat`` records, ``ptr`` offsets),
-    its basic artificial columns (indices) and every row's status.  A node
-    sent to another worker, or saved in a checkpoint, carries one, so that
-    it starts from its parent's final basis there too.  The basis is only a
-    starting point: any basis, even one a master cannot use, leads to the
-    same LP optimum."""
-
-    flat: np.ndarray            # int32, the basic clusters' records
-    ptr: np.ndarray             # int32, offsets into ``flat`` (one more than clusters)
-    artificial: np.ndarray      # int32, basic artificial columns
-    row_status: np.ndarray      # int8
-
-    def clusters(self) -> list:
-        return [self.flat[self.ptr[i]:self.ptr[i + 1]] for i in range(self.ptr.size - 1)]
 
 
 KEPT_EPOCHS = 8     # deletions of columns across which a saved basis is translated
@@ -374,12 +355,8 @@ class MasterProblem:
         if basic is None:
             return None
         pool = basic[basic >= self._offset] - self._offset
-        cols = [self.columns[j] for j in pool.tolist()]
-        ptr = np.zeros(len(cols) + 1, dtype=np.int32)
-        ptr[1:] = np.cumsum([c.size for c in cols])
-        flat = np.concatenate(cols).astype(np.int32) if cols else np.zeros(0, dtype=np.int32)
-        return PortableBasis(flat, ptr, basic[basic < self._offset].astype(np.int32),
-                             basis.row_status)
+        return PortableBasis.of([self.columns[j] for j in pool.tolist()],
+                                basic[basic < self._offset], basis.row_status)
 
     def import_basis(self, portable: PortableBasis) -> Basis:
         """A :class:`Basis` of this master from ``portable`` (its clusters

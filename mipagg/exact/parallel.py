@@ -22,7 +22,7 @@ threshold, and reliability branching's pseudocosts; its own pool then grows
 with the nodes it solves.  The columns and the strong-branching probes
 (pseudocost observations) each worker finds reach the others with their
 next tasks.  Each node travels with its parent's final master basis, its
-basic columns as clusters (:class:`~mipagg.exact.master.PortableBasis`,
+basic columns as clusters (:class:`~mipagg.exact.bases.PortableBasis`,
 kept by the coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so
 that its first LP starts warm on whichever worker takes it.
 
@@ -58,9 +58,9 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..partition import Partition
+from .bases import PortableBasis
 from .colgen import default_threads
 from .highs import release_solver_threads
-from .master import PortableBasis
 from .node import NodeResult
 from .rules import Node
 from .settings import StopCriterion
@@ -123,7 +123,7 @@ class SubtreeTask:
     probes (reliability branching), as (worker, log index, observation): the
     worker that takes the task may not be the one guessed, so it drops its
     own and those it has had (an observation counts once).  ``basis``: the
-    parent's final master basis (:class:`~mipagg.exact.master.PortableBasis`,
+    parent's final master basis (:class:`~mipagg.exact.bases.PortableBasis`,
     or None), so that the node's first LP starts where its parent's ended
     whichever worker solved that (a first LP from an unrelated basis took
     6× the pivots of a warm one: docs/bench/casc_gap.md §48)."""
@@ -145,7 +145,7 @@ class SubtreeTask:
 @dataclass
 class SubtreeResult:
     """The nodes a task left open, as (bound, depth, together, apart, hints,
-    basis: a :class:`~mipagg.exact.master.PortableBasis` or None); the
+    basis: a :class:`~mipagg.exact.bases.PortableBasis` or None); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,

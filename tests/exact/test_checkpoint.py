@@ -236,7 +236,13 @@ def test_a_checkpoint_keeps_the_bases_the_open_nodes_start_from(tree24, tmp_path
     kept = np.flatnonzero(ck_few.node_basis >= 0)
     bounds = np.array([nd.bound for nd in ck_few.nodes])
     assert kept.size == 3 and bounds[kept].max() <= np.delete(bounds, kept).min() + 1e-12
-    assert checkpoint.load(none).node_basis is None
+    ck_none = checkpoint.load(none)
+    assert ck_none.node_basis is None
+    again = tmp_path / "again.npz"      # nodes without a basis: saved as such
+    branch_and_price(X, 3, resume=none, node_limit=12, checkpoint=again, **TREE_ONLY)
+    ck_again = checkpoint.load(again)
+    assert len(ck_again.nodes) == len(ck_none.nodes) and ck_again.bases == []
+    assert (ck_again.node_basis == -1).all()
     for src, warm in ((path, 1), (none, 0)):
         one = branch_and_price(X, 3, resume=src, node_limit=13, **TREE_ONLY)
         assert one.nodes == 13 and one.warm_starts == warm
