@@ -68,7 +68,7 @@ class BasisBook:
         for i, c in enumerate(basis.clusters()):
             j = self.ids.setdefault(c.tobytes(), len(self.clusters))
             if j == len(self.clusters):
-                self.clusters.append(c)
+                self.clusters.append(c.copy())      # not a view holding the whole basis
             ids[i] = j
         return ids, basis.artificial, basis.row_status
 

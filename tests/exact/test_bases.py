@@ -1,0 +1,42 @@
+"""Portable master bases (mipagg.exact.bases): the coordinator's book and
+the checkpoint arrays give back the bases they were given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mipagg.exact.bases import BasisBook, PortableBasis, pack, unpack
+
+
+def _basis(clusters, art=(1,), rows=(1, 0, 2)):
+    return PortableBasis.of([np.asarray(c) for c in clusters], art, np.asarray(rows, np.int8))
+
+
+def _same(a: PortableBasis, b: PortableBasis) -> bool:
+    return ([c.tolist() for c in a.clusters()] == [c.tolist() for c in b.clusters()]
+            and a.artificial.tolist() == b.artificial.tolist()
+            and a.row_status.tolist() == b.row_status.tolist())
+
+
+def test_the_book_keeps_each_cluster_once_and_gives_the_bases_back():
+    book = BasisBook()
+    a, b = _basis([(0, 1, 2), (3, 4, 5)]), _basis([(3, 4, 5), (6, 7, 8)], art=(), rows=(1, 1))
+    ka, kb = book.keep(a), book.keep(b)
+    assert len(book.clusters) == 3
+    assert _same(book.basis(ka), a) and _same(book.basis(kb), b)
+    assert all(c.base is None for c in book.clusters)     # copies, not views of a basis
+
+
+def test_checkpoint_arrays_give_the_bases_back_as_pool_indices():
+    columns = [np.array([0, 1, 2]), np.array([3, 4, 5])]
+    bases = [_basis([(3, 4, 5), (0, 1, 2)]), None, _basis([(6, 7, 8), (0, 1, 2)], rows=(2,))]
+    arrays, extra = pack(bases, columns)
+    assert [c.tolist() for c in extra] == [[6, 7, 8]]     # a basic cluster the pool lacked
+    pool = columns + extra
+    back = unpack(arrays)
+    assert len(back) == 2
+    for (cols, art, rows), b in zip(back, [bases[0], bases[2]]):
+        got = sorted(pool[j].tolist() for j in cols)
+        assert got == sorted(c.tolist() for c in b.clusters())
+        assert art.tolist() == b.artificial.tolist() and rows.tolist() == b.row_status.tolist()
+    assert unpack({}) == []
