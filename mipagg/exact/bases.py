@@ -17,18 +17,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PortableBasis", "BasisBook", "ARRAYS", "pack", "unpack"]
+__all__ = ["PortableBasis", "BasisBook", "ARRAYS", "pack", "unpack", "ragged"]
 
 # the arrays a checkpoint keeps the bases in
 ARRAYS = ("basis_cols", "basis_ptr", "basis_art", "basis_art_ptr", "basis_rows",
           "basis_rows_ptr", "node_basis")
 
 
-def _ragged(arrays, dtype) -> tuple:
-    ptr = np.zeros(len(arrays) + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([a.size for a in arrays])
-    flat = np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype=dtype)
-    return flat, ptr
+def ragged(seqs, dtype=np.int64) -> tuple:
+    """(flat, offsets) of a list of sequences (int64 offsets, one more than
+    sequences)."""
+    ptr = np.zeros(len(seqs) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(s) for s in seqs])
+    flat = np.concatenate([np.asarray(s, dtype=dtype).ravel() for s in seqs]) if seqs \
+        else np.zeros(0, dtype=dtype)
+    return flat.astype(dtype, copy=False), ptr
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +49,7 @@ class PortableBasis:
 
     @classmethod
     def of(cls, clusters: list, artificial, row_status) -> PortableBasis:
-        flat, ptr = _ragged(clusters, np.int32)
+        flat, ptr = ragged(clusters, np.int32)
         return cls(flat, ptr.astype(np.int32), np.asarray(artificial, dtype=np.int32),
                    row_status)
 
@@ -100,9 +103,9 @@ def pack(bases: list, columns: list) -> tuple[dict, list]:
         cols.append(np.sort(np.asarray(idx, dtype=np.int64)))
         arts.append(np.asarray(b.artificial, dtype=np.int64))
         rows.append(np.asarray(b.row_status, dtype=np.int8))
-    col_flat, col_ptr = _ragged(cols, np.int64)
-    art_flat, art_ptr = _ragged(arts, np.int32)
-    row_flat, row_ptr = _ragged(rows, np.int8)
+    col_flat, col_ptr = ragged(cols, np.int64)
+    art_flat, art_ptr = ragged(arts, np.int32)
+    row_flat, row_ptr = ragged(rows, np.int8)
     return {"basis_cols": np.diff(col_flat, prepend=0).astype(np.int32), "basis_ptr": col_ptr,
             "basis_art": art_flat, "basis_art_ptr": art_ptr,
             "basis_rows": row_flat, "basis_rows_ptr": row_ptr}, extra

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
-from .bases import pack, unpack
+from .bases import pack, ragged, unpack
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
 from .rules import Node
@@ -96,14 +96,6 @@ class Checkpoint:
         return min((nd.bound for nd in self.nodes), default=None)
 
 
-def _ragged(seqs, dtype=np.int64):
-    """(flat, offsets) of a list of sequences."""
-    lengths = np.array([len(s) for s in seqs], dtype=np.int64)
-    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    flat = np.array([v for s in seqs for v in s], dtype=dtype)
-    return flat, ptr
-
-
 def _unragged(flat, ptr) -> list:
     return [flat[ptr[i]:ptr[i + 1]] for i in range(ptr.size - 1)]
 
@@ -134,11 +126,11 @@ def save(tree, path) -> Path:
     cuts = [rank1(c) for c in tree.master.cuts]
     columns = list(tree.master.columns)
     basis_arrays, extra = _node_bases(tree, nodes, columns)
-    col_flat, col_ptr = _ragged([np.asarray(c) for c in columns + extra])
-    cut_rows, cut_ptr = _ragged([c.rows for c in cuts])
-    cut_nums, _ = _ragged([c.nums for c in cuts])
-    tog, tog_ptr = _ragged([np.ravel(nd.together) for nd in nodes])
-    apart, apart_ptr = _ragged([np.ravel(nd.apart) for nd in nodes])
+    col_flat, col_ptr = ragged([np.asarray(c) for c in columns + extra])
+    cut_rows, cut_ptr = ragged([c.rows for c in cuts])
+    cut_nums, _ = ragged([c.nums for c in cuts])
+    tog, tog_ptr = ragged([np.ravel(nd.together) for nd in nodes])
+    apart, apart_ptr = ragged([np.ravel(nd.apart) for nd in nodes])
     fixer, closer, stop = tree.fixer, tree.closer, tree.root.stop
     root_fix = None if fixer is None else fixer.state()[1]
     meta = {"format": FORMAT, "version": __version__, "fingerprint": fingerprint(tree.X, tree.k),
