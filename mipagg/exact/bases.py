@@ -58,26 +58,79 @@ class PortableBasis:
 
 
 class BasisBook:
-    """Portable bases kept compactly: each basic cluster once (an id), each
-    basis as cluster ids, so that an open node's basis costs about five
-    bytes per master row (siblings share one)."""
+    """The open nodes' portable bases, kept compactly: each basic cluster
+    once (an id), each basis as cluster ids, so that an open node's basis
+    costs about five bytes per master row (siblings share one).  A basis
+    is dropped when its last node leaves (:meth:`release`), and a cluster
+    when its last basis goes, so the book holds the open nodes' bases and
+    no more."""
 
     def __init__(self):
         self.ids: dict = {}             # a cluster's record bytes -> its id
-        self.clusters: list = []
+        self.clusters: list = []        # id -> records (None once dropped)
+        self.uses: list = []            # id -> how many kept bases hold it
+        self.free: list = []            # ids of dropped clusters, for reuse
+        self.nodes: dict = {}           # node ident -> its kept basis
 
-    def keep(self, basis: PortableBasis) -> tuple:
+    def keep(self, basis: PortableBasis) -> _Kept:
+        """``basis`` in the book, for :meth:`attach` to one or more nodes."""
         ids = np.empty(basis.ptr.size - 1, dtype=np.int32)
         for i, c in enumerate(basis.clusters()):
-            j = self.ids.setdefault(c.tobytes(), len(self.clusters))
-            if j == len(self.clusters):
-                self.clusters.append(c.copy())      # not a view holding the whole basis
+            key = c.tobytes()
+            j = self.ids.get(key)
+            if j is None:
+                j = self.ids[key] = self.free.pop() if self.free else len(self.clusters)
+                if j == len(self.clusters):
+                    self.clusters.append(None)
+                    self.uses.append(0)
+                self.clusters[j] = c.copy()     # not a view holding the whole basis
+            self.uses[j] += 1
             ids[i] = j
-        return ids, basis.artificial, basis.row_status
+        return _Kept(ids, basis.artificial, basis.row_status)
 
-    def basis(self, kept: tuple) -> PortableBasis:
-        ids, artificial, rows = kept
-        return PortableBasis.of([self.clusters[j] for j in ids.tolist()], artificial, rows)
+    def attach(self, ident, kept: _Kept) -> None:
+        """Node ``ident`` starts from ``kept`` (siblings share one)."""
+        self.release(ident)
+        kept.holders += 1
+        self.nodes[ident] = kept
+
+    def get(self, ident) -> _Kept | None:
+        return self.nodes.get(ident)
+
+    def release(self, ident) -> None:
+        """Node ``ident`` no longer needs its basis (its task returned, or
+        it was pruned); the basis and clusters no node holds are dropped."""
+        kept = self.nodes.pop(ident, None)
+        if kept is None:
+            return
+        kept.holders -= 1
+        if kept.holders:
+            return
+        for j in kept.ids.tolist():
+            self.uses[j] -= 1
+            if not self.uses[j]:
+                del self.ids[self.clusters[j].tobytes()]
+                self.clusters[j] = None
+                self.free.append(j)
+
+    def basis(self, kept: _Kept) -> PortableBasis:
+        return PortableBasis.of([self.clusters[j] for j in kept.ids.tolist()], kept.artificial,
+                                kept.row_status)
+
+    def __len__(self) -> int:
+        """How many distinct clusters the book holds."""
+        return len(self.ids)
+
+
+@dataclass(eq=False)
+class _Kept:
+    """A basis in a :class:`BasisBook`: its clusters' ids, its basic
+    artificial columns and row statuses, and how many nodes hold it."""
+
+    ids: np.ndarray
+    artificial: np.ndarray
+    row_status: np.ndarray
+    holders: int = 0
 
 
 def pack(bases: list, columns: list) -> tuple[dict, list]:

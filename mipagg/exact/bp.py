@@ -495,8 +495,7 @@ class BranchAndPrice(ColumnGeneration):
         self.checkpoint_written: str | None = None
         self.checkpoint_at = time.perf_counter()
         self.in_flight: list = []       # nodes out on workers (mipagg.exact.parallel)
-        self.basis_book = BasisBook()   # the open nodes' bases sent back by workers ...
-        self.node_bases: dict = {}      # ... by node ident (kept in the book)
+        self.basis_book = BasisBook()   # the open nodes' bases sent back by workers
         self.branched = None            # the master solution the last children came from
         self.columns_fixed = 0          # columns deleted by fix_root_columns
         self.pool_fixed = 0             # the pool after the last fix_root_columns
@@ -733,11 +732,11 @@ class BranchAndPrice(ColumnGeneration):
     def portable_basis(self, node: Node) -> tuple:
         """(key, the basis ``node`` starts from as a
         :class:`~mipagg.exact.bases.PortableBasis` or None): its parent's,
-        saved by this process or sent back by a worker (``node_bases``);
+        saved by this process or sent back by a worker (``basis_book``);
         siblings share a key."""
         if node.basis is not None:
             return id(node.basis), self.master.export_basis(node.basis)
-        kept = self.node_bases.get(node.ident)
+        kept = self.basis_book.get(node.ident)
         return id(kept), None if kept is None else self.basis_book.basis(kept)
 
     def nodes_with_bases(self, current=None) -> list:

@@ -456,7 +456,7 @@ class _Coordinator:
             done = self.backend.wait(list(self.pending), POLL_SECONDS)
             for fut in done:
                 node, _ = self.pending.pop(fut)
-                tree.node_bases.pop(node.ident, None)
+                tree.basis_book.release(node.ident)
                 self.merge(fut.result())
             tree.in_flight = [nd for nd, _ in self.pending.values()]
             if done:
@@ -478,7 +478,7 @@ class _Coordinator:
             if tree.prune(node.bound):
                 ident = tree.open.pop().ident
                 self.hints.pop(ident, None)
-                tree.node_bases.pop(ident, None)
+                tree.basis_book.release(ident)
                 continue
             if stop.expired():
                 tree.tree_status = "time_limit"
@@ -538,7 +538,7 @@ class _Coordinator:
             if basis is not None:
                 if id(basis) not in kept:
                     kept[id(basis)] = tree.basis_book.keep(basis)
-                tree.node_bases[tree.ident] = kept[id(basis)]
+                tree.basis_book.attach(tree.ident, kept[id(basis)])
             tree.open.push(Node(bound, -depth, tree.ident, together, apart))
             tree.ident += 1
         c = r.counts

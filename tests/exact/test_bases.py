@@ -4,6 +4,7 @@ the checkpoint arrays give back the bases they were given."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings, strategies as st
 
 from mipagg.exact.bases import BasisBook, PortableBasis, pack, unpack
 
@@ -22,9 +23,49 @@ def test_the_book_keeps_each_cluster_once_and_gives_the_bases_back():
     book = BasisBook()
     a, b = _basis([(0, 1, 2), (3, 4, 5)]), _basis([(3, 4, 5), (6, 7, 8)], art=(), rows=(1, 1))
     ka, kb = book.keep(a), book.keep(b)
-    assert len(book.clusters) == 3
+    assert len(book) == 3
     assert _same(book.basis(ka), a) and _same(book.basis(kb), b)
     assert all(c.base is None for c in book.clusters)     # copies, not views of a basis
+
+
+def test_a_basis_goes_with_its_last_node_and_a_cluster_with_its_last_basis():
+    book = BasisBook()
+    a, b = _basis([(0, 1, 2), (3, 4, 5)]), _basis([(3, 4, 5), (6, 7, 8)])
+    ka, kb = book.keep(a), book.keep(b)
+    book.attach(10, ka)
+    book.attach(11, ka)                 # siblings share their parent's basis
+    book.attach(12, kb)
+    book.release(10)
+    assert _same(book.basis(book.get(11)), a) and len(book) == 3
+    book.release(11)
+    assert book.get(11) is None and len(book) == 2        # (3, 4, 5) is still b's
+    assert _same(book.basis(book.get(12)), b)
+    c = _basis([(9, 10, 11)])
+    book.attach(13, book.keep(c))       # takes the dropped cluster's slot
+    assert len(book.clusters) == 3 and _same(book.basis(book.get(13)), c)
+    book.release(12)
+    book.release(13)
+    book.release(99)                    # a node without a basis
+    assert len(book) == 0 and not book.nodes
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 5),
+                          st.lists(st.sampled_from([(0, 1), (1, 2), (2, 3, 4), (5, 6)]),
+                                   min_size=1, max_size=3, unique=True)), max_size=40))
+def test_the_book_holds_exactly_the_clusters_of_the_nodes_still_attached(ops):
+    book, held = BasisBook(), {}
+    for add, ident, clusters in ops:
+        if add:
+            book.attach(ident, book.keep(_basis(clusters)))
+            held[ident] = clusters
+        else:
+            book.release(ident)
+            held.pop(ident, None)
+        for i, cs in held.items():
+            assert [c.tolist() for c in book.basis(book.get(i)).clusters()] == \
+                [list(c) for c in cs]
+        assert len(book) == len({c for cs in held.values() for c in cs})
 
 
 def test_checkpoint_arrays_give_the_bases_back_as_pool_indices():
