@@ -108,6 +108,31 @@ def test_a_dask_cluster_gives_the_same_optimum(tree24):
     assert again.lower_bound <= opt + 1e-7 <= again.sse + 2e-7
 
 
+def test_the_coordinators_book_keeps_only_the_open_nodes_bases(tree24):
+    """A basis a worker sends back with an open node leaves the coordinator's
+    book when the node's task returns or the node is pruned, and a cluster
+    when no basis holds it: stopped by a node limit the book holds the open
+    nodes' clusters, a proven tree leaves it empty."""
+    from mipagg.exact.bp import BranchAndPrice
+
+    X, opt = tree24
+    for limit in (30, None):
+        tree = BranchAndPrice(X, 3, BPSettings(**TREE_ONLY, workers=2, node_limit=limit))
+        r = tree.run()
+        book = tree.basis_book
+        open_nodes = [tree.open.pop() for _ in range(len(tree.open))]
+        assert set(book.nodes) <= {nd.ident for nd in open_nodes}
+        held = {book.clusters[j].tobytes() for kept in book.nodes.values()
+                for j in kept.ids.tolist()}
+        assert len(book) == len(held)
+        assert len(book.clusters) > len(book)          # clusters were dropped on the way
+        if limit is None:
+            assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+            assert not book.nodes and len(book) == 0
+        else:
+            assert r.status == "node_limit" and len(book.nodes) > 0
+
+
 @pytest.mark.parametrize("limit", [2, 9, 20])
 def test_the_node_limit_is_honoured(tree24, limit):
     X, opt = tree24
