@@ -67,9 +67,9 @@ class BasisBook:
 
     def __init__(self):
         self.ids: dict = {}             # a cluster's record bytes -> its id
-        self.clusters: list = []        # id -> records (None once dropped)
-        self.uses: list = []            # id -> how many kept bases hold it
-        self.free: list = []            # ids of dropped clusters, for reuse
+        self.clusters: dict = {}        # id -> records
+        self.uses: dict = {}            # id -> how many kept bases hold it
+        self.issued = 0                 # ids handed out so far
         self.nodes: dict = {}           # node ident -> its kept basis
 
     def keep(self, basis: PortableBasis) -> _Kept:
@@ -79,11 +79,10 @@ class BasisBook:
             key = c.tobytes()
             j = self.ids.get(key)
             if j is None:
-                j = self.ids[key] = self.free.pop() if self.free else len(self.clusters)
-                if j == len(self.clusters):
-                    self.clusters.append(None)
-                    self.uses.append(0)
+                j = self.ids[key] = self.issued
+                self.issued += 1
                 self.clusters[j] = c.copy()     # not a view holding the whole basis
+                self.uses[j] = 0
             self.uses[j] += 1
             ids[i] = j
         return _Kept(ids, basis.artificial, basis.row_status)
@@ -109,9 +108,7 @@ class BasisBook:
         for j in kept.ids.tolist():
             self.uses[j] -= 1
             if not self.uses[j]:
-                del self.ids[self.clusters[j].tobytes()]
-                self.clusters[j] = None
-                self.free.append(j)
+                del self.uses[j], self.ids[self.clusters.pop(j).tobytes()]
 
     def basis(self, kept: _Kept) -> PortableBasis:
         return PortableBasis.of([self.clusters[j] for j in kept.ids.tolist()], kept.artificial,
