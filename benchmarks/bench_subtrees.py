@@ -1,0 +1,142 @@
+"""Time to close a random sample of a checkpoint's open subtrees (issue 22,
+docs/bench/casc_gap.md §50): a measurable stand-in for the time to proof of
+a tree too large to finish in an A/B run.
+
+    .venv/bin/python benchmarks/bench_subtrees.py \
+        --resume tarragona:5:docs/results/trees/tarragona_k5_root.npz --sample 20 --seed 1 \
+        --time-limit 3600 --bp-option node_close_time=30 [--json out.jsonl] [--quick]
+
+The sample is ``--sample`` open nodes of the checkpoint drawn at random with
+``--seed`` (nodes already cut off by the incumbent are not drawn).  It is
+written to a temporary copy of the checkpoint that holds only those nodes
+(pool, cuts, fixing, incumbent and bases unchanged) and resumed on one
+process with bp's options (``--bp-option``).  When that run ends
+``optimal``, the sampled subtrees are closed: no partition in them is below
+the incumbent.  It proves nothing about the rest of the tree, which is why
+this is a benchmark and not an option of ``bp``.  The mean time per
+sampled node times the open nodes estimates the time to proof on one
+process, without the spread of subtree sizes, which is wide.
+
+Printed: the sample's summed gap to the cutoff, then at the end of the
+run (closed or stopped by ``--time-limit``) its status, wall seconds,
+nodes, node gap closings (tried, closed, timed out, seconds), and the open
+nodes and summed gap left (from the run's last checkpoint).  Run two arms
+side by side, one core each, to compare options in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine, option  # noqa: E402
+from bench_node_closing import traced  # noqa: E402
+
+from mipagg import __version__  # noqa: E402
+from mipagg.exact import checkpoint  # noqa: E402
+from mipagg.exact.bases import ragged  # noqa: E402
+from mipagg.exact.bounds import node_cutoff  # noqa: E402
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.instance import read_csv  # noqa: E402
+
+
+def sample(path: str, count: int, seed: int, out: Path) -> np.ndarray:
+    """Write to ``out`` a copy of checkpoint ``path`` holding ``count`` of its
+    open nodes below the incumbent's cutoff, drawn with ``seed``; returns
+    their indices in the checkpoint."""
+    ckpt = checkpoint.load(path)
+    meta = ckpt.meta
+    cutoff = node_cutoff(meta["incumbent_sse"], meta["settings"].get("gap_tol", 1e-6))
+    live = np.flatnonzero([nd.bound < cutoff for nd in ckpt.nodes])
+    if not 1 <= count <= live.size:
+        raise SystemExit(f"--sample must be between 1 and the {live.size} open nodes")
+    idx = np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
+    with np.load(path, allow_pickle=False) as z:
+        a = {name: z[name] for name in z.files}
+    a["node_bound"], a["node_depth"] = a["node_bound"][idx], a["node_depth"][idx]
+    for name in ("tog", "apart"):
+        flat, ptr = a[name], a[f"{name}_ptr"]
+        a[name], a[f"{name}_ptr"] = ragged([flat[ptr[i]:ptr[i + 1]] for i in idx])
+    if "node_basis" in a:
+        a["node_basis"] = a["node_basis"][idx]
+    np.savez_compressed(out, **a)
+    return idx
+
+
+def left(path: Path) -> tuple[int, float]:
+    """Open nodes and their summed gap to the cutoff in checkpoint ``path``."""
+    s = checkpoint.summary(checkpoint.load(path))
+    return s["open_nodes"], s["open_gap"]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--resume", default="tarragona:5:docs/results/trees/tarragona_k5_root.npz",
+                    help="name:k:checkpoint (name a file of --data-dir)")
+    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
+                                              / "shared/data"))
+    ap.add_argument("--sample", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--time-limit", type=float, default=3600.0)
+    ap.add_argument("--bp-option", action="append", default=[], type=option,
+                    help="key=value, a bp option (repeatable)")
+    ap.add_argument("--trace", action="store_true",
+                    help="record each node closing's gap, clusters and seconds in the JSON")
+    ap.add_argument("--json", help="append one JSON record to this file")
+    ap.add_argument("--quick", action="store_true", help="2 nodes, 60 s")
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.sample, a.time_limit = 2, 60.0
+    name, k, path = a.resume.split(":", 2)
+    X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
+    options = dict(threads=1, time_limit=a.time_limit, **dict(a.bp_option))
+    print(f"<!-- {machine()} -->")
+    tmp = Path(tempfile.mkdtemp(prefix="bench_subtrees-"))
+    part, end = tmp / "sample.npz", tmp / "end.npz"
+    idx = sample(path, a.sample, a.seed, part)
+    _, gap0 = left(part)
+    before = checkpoint.load(part).meta["closer"]        # the tree's closings so far
+    print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}, "
+          f"summed gap to the cutoff {gap0:.4f}; options {options}", flush=True)
+    closings: list = []
+    if a.trace:
+        traced(closings)
+    t0 = time.perf_counter()
+    r = branch_and_price(X, int(k), resume=str(part), checkpoint=str(end),
+                         checkpoint_every=max(a.time_limit, 60.0), **options)
+    wall = time.perf_counter() - t0
+    n_left, gap_left = left(end) if end.exists() else (0, 0.0)
+    closed = r.status == "optimal"
+    row = {"version": __version__, "checkpoint": path, "k": int(k), "sample": a.sample,
+           "seed": a.seed, "nodes_drawn": idx.tolist(), "options": options,
+           "sample_gap": gap0, "closed": closed, "status": str(r.status), "wall": wall,
+           "tree_seconds": r.seconds.get("tree", 0.0),
+           "nodes": r.nodes - r.resumed_nodes, "node_closings": r.node_closings - before["tried"],
+           "nodes_enumerated": r.nodes_enumerated - before["succeeded"],
+           "node_closings_timed_out": r.node_closings_timed_out - before.get("timed_out", 0),
+           "time_node_close": r.seconds.get("node_close", 0.0),
+           "open_left": n_left, "gap_left": gap_left, "sse": r.sse}
+    if a.trace:
+        row["closings"] = closings
+    print(f"{'closed' if closed else 'not closed'} ({r.status}) in {wall:.0f} s "
+          f"({row['tree_seconds']:.0f} s in the tree): "
+          f"{row['nodes']} nodes; node closings {row['node_closings']} tried, "
+          f"{row['nodes_enumerated']} closed a node, {row['node_closings_timed_out']} timed out, "
+          f"{row['time_node_close']:.0f} s; left {n_left} open nodes, summed gap "
+          f"{gap_left:.4f} of {gap0:.4f}")
+    if a.json:
+        with open(a.json, "a") as fh:
+            fh.write(json.dumps(row, default=float) + "\n")
+
+
+if __name__ == "__main__":
+    main()
