@@ -10,8 +10,9 @@ The sample is ``--sample`` open nodes of the checkpoint drawn at random with
 ``--seed`` (nodes already cut off by the incumbent are not drawn).  It is
 written to a temporary copy of the checkpoint that holds only those nodes
 (pool, cuts, fixing, incumbent and bases unchanged) and resumed on one
-process with bp's options (``--bp-option``).  When that run ends
-``optimal``, the sampled subtrees are closed: no partition in them is below
+process with bp's options (``--bp-option``), all of them in one run (``mipagg
+tree --sample`` runs them one at a time, for an estimate with its error).  When that run ends
+``part_closed``, the sampled subtrees are closed: no partition in them is below
 the incumbent.  It proves nothing about the rest of the tree, which is why
 this is a benchmark and not an option of ``bp``.  The mean time per
 sampled node times the open nodes estimates the time to proof on one
@@ -42,33 +43,17 @@ from _env import machine, option  # noqa: E402
 from bench_node_closing import traced  # noqa: E402
 
 from mipagg import __version__  # noqa: E402
-from mipagg.exact import checkpoint  # noqa: E402
-from mipagg.exact.bases import ragged  # noqa: E402
-from mipagg.exact.bounds import node_cutoff  # noqa: E402
+from mipagg.exact import checkpoint, treeparts, treesample  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
 
 def sample(path: str, count: int, seed: int, out: Path) -> np.ndarray:
     """Write to ``out`` a copy of checkpoint ``path`` holding ``count`` of its
-    open nodes below the incumbent's cutoff, drawn with ``seed``; returns
-    their indices in the checkpoint."""
-    ckpt = checkpoint.load(path)
-    meta = ckpt.meta
-    cutoff = node_cutoff(meta["incumbent_sse"], meta["settings"].get("gap_tol", 1e-6))
-    live = np.flatnonzero([nd.bound < cutoff for nd in ckpt.nodes])
-    if not 1 <= count <= live.size:
-        raise SystemExit(f"--sample must be between 1 and the {live.size} open nodes")
-    idx = np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
-    with np.load(path, allow_pickle=False) as z:
-        a = {name: z[name] for name in z.files}
-    a["node_bound"], a["node_depth"] = a["node_bound"][idx], a["node_depth"][idx]
-    for name in ("tog", "apart"):
-        flat, ptr = a[name], a[f"{name}_ptr"]
-        a[name], a[f"{name}_ptr"] = ragged([flat[ptr[i]:ptr[i + 1]] for i in idx])
-    if "node_basis" in a:
-        a["node_basis"] = a["node_basis"][idx]
-    np.savez_compressed(out, **a)
+    open nodes below the incumbent's cutoff, drawn with ``seed``
+    (:mod:`mipagg.exact.treesample`); returns their indices."""
+    idx = treesample.draw(checkpoint.load(path), count, seed)
+    treeparts.subset(path, idx, out, {"sampled": idx.tolist(), "seed": seed})
     return idx
 
 
@@ -115,7 +100,7 @@ def main(argv=None):
                          checkpoint_every=max(a.time_limit, 60.0), **options)
     wall = time.perf_counter() - t0
     n_left, gap_left = left(end) if end.exists() else (0, 0.0)
-    closed = r.status == "optimal"
+    closed = r.status == "part_closed"
     row = {"version": __version__, "checkpoint": path, "k": int(k), "sample": a.sample,
            "seed": a.seed, "nodes_drawn": idx.tolist(), "options": options,
            "sample_gap": gap0, "closed": closed, "status": str(r.status), "wall": wall,

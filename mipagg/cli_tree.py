@@ -12,7 +12,9 @@ def add_subcommand(sub) -> None:
     tree = sub.add_parser(
         "tree", help="what a bp checkpoint (--checkpoint) holds: incumbent, certified bound, "
         "gap, open nodes, tree-size estimate, the options of the run that wrote it")
-    tree.add_argument("checkpoint", help="a .npz file written by bp's --checkpoint")
+    tree.add_argument("checkpoint", nargs="+",
+                      help="a .npz file written by bp's --checkpoint (with --combine: the "
+                      "parts of one split)")
     tree.add_argument("--data", help="the CSV file the tree was made from: checked against the "
                       "checkpoint's fingerprint; adds the IL of the incumbent and of the bound")
     tree.add_argument("--columns", help="comma-separated key columns of --data (default: all)")
@@ -22,7 +24,31 @@ def add_subcommand(sub) -> None:
                       "'mipagg run --labels')")
     tree.add_argument("--top", type=int, default=5, metavar="N",
                       help="with --data: the N groups of largest reduced cost (default 5)")
+    tree.add_argument("--sample", type=int, metavar="M",
+                      help="with --data: resume M open nodes drawn at random, each subtree "
+                      "alone until closed, and estimate the nodes and time the tree has left "
+                      "from them (mipagg.exact.treesample)")
+    tree.add_argument("--seed", type=int, default=None,
+                      help="seed of --sample (default 0) and of --split (default: by bound)")
+    tree.add_argument("--sample-time", type=float, default=600.0, metavar="SECONDS",
+                      help="time limit of each sampled subtree (default 600); one stopped by "
+                      "it makes the estimates lower bounds")
+    tree.add_argument("--option", dest="options", action="append", default=[],
+                      metavar="KEY=VALUE",
+                      help="with --sample: a bp option of the subtrees' runs, repeatable "
+                      "(default: the options of the run that wrote the checkpoint)")
+    tree.add_argument("--split", type=int, metavar="N",
+                      help="write the open nodes in N part checkpoints (--out), each to be "
+                      "resumed on its own (bp --resume PART); dealt out by bound, or at random "
+                      "with --seed (mipagg.exact.treeparts)")
+    tree.add_argument("--out", metavar="PREFIX",
+                      help="with --split: the parts are PREFIX-1ofN.npz ... PREFIX-NofN.npz")
+    tree.add_argument("--combine", action="store_true",
+                      help="what the parts of a split prove together: give the last "
+                      "checkpoint of each part's run (or the part itself)")
     tree.add_argument("--json", action="store_true", help="print one JSON object")
+    tree.add_argument("--quiet", action="store_true",
+                      help="no progress line per sampled subtree on stderr")
     tree.set_defaults(func=_cmd_tree)
 
 
@@ -75,10 +101,12 @@ def _closed_line(s: dict) -> str:
 
 def _lines(s: dict) -> list[str]:
     """The summary as text lines."""
-    out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}",
-           f"incumbent SSE {_num(s['incumbent_sse'])}; root bound {_num(s['root_lp_bound'])} "
-           f"before cuts, {_num(s['root_cut_bound'])} after",
-           f"nodes processed {s['nodes']:,} (deepest {s['max_depth']})"]
+    out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}"]
+    if s.get("part"):
+        out.append(_part_line(s["part"]))
+    out += [f"incumbent SSE {_num(s['incumbent_sse'])}; root bound {_num(s['root_lp_bound'])} "
+            f"before cuts, {_num(s['root_cut_bound'])} after",
+            f"nodes processed {s['nodes']:,} (deepest {s['max_depth']})"]
     if s["open_nodes"]:
         out += _tree_lines(s)
     else:
@@ -101,6 +129,8 @@ def _lines(s: dict) -> list[str]:
                    f"{s['pseudocost_probes']:,} probes")
     if s.get("gap_by_group"):
         out += _share_lines(s["gap_by_group"])
+    if s.get("sample"):
+        out += _sample_lines(s["sample"])
     opts = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
                     for k, v in s["options"].items() if k != "branching")
     if s.get("branching"):                  # on its own line, default or not
@@ -166,19 +196,123 @@ def _gap_by_group(ckpt, X, labels_path: str | None, top: int) -> dict | None:
             **shares.summary(top)}
 
 
+def _sample_lines(e: dict) -> list[str]:
+    """The sampled estimate of the work left (:mod:`mipagg.exact.treesample`)."""
+    subs = e["subtrees"]
+    nodes, secs = sum(t["nodes"] for t in subs), sum(t["seconds"] for t in subs)
+    stopped = sum(not t["closed"] for t in subs)
+    head = (f"sampled {e['sample']:,} of the {e['open_nodes']:,} open subtrees (seed "
+            f"{e['seed']}), each resumed alone: {nodes:,} nodes, {format_duration(secs)}")
+    head += (f"; {stopped} stopped by their time limit, so the estimates below are lower bounds"
+             if stopped else ", every one closed")
+
+    def pm(v, se, fmt):
+        return fmt(v) + ("" if se is None else f" ± {fmt(se)}")
+
+    out = [head, "work left, estimated from the sample: "
+           + pm(e["nodes_left"], e["nodes_left_se"], lambda v: f"{v:,.0f}") + " nodes, "
+           + pm(e["seconds_left"], e["seconds_left_se"], format_duration)
+           + " with the subtrees run apart (± one standard error)"]
+    if e["better_partition"]:
+        best = min(t["sse"] for t in subs)
+        out.append(f"a sampled subtree holds a partition below the incumbent (SSE {best:.6f}): "
+                   "the checkpoint's incumbent is not optimal")
+    return out
+
+
+def _sample(args, ckpt, X) -> dict:
+    """``--sample``: the sampled estimate of the work left, as a dict."""
+    import sys
+
+    from .exact import treesample
+    from .exact.settings import BPSettings, parse_options
+
+    options = parse_options(args.options, BPSettings,
+                            reserved=("time_limit", "resume", "checkpoint"), flag="--option")
+
+    def progress(j, t):
+        if not args.quiet:
+            print(f"mipagg tree: subtree {j + 1}/{args.sample} (node {t.node}, depth {t.depth}): "
+                  f"{'closed' if t.closed else 'not closed'}, {t.nodes} nodes, "
+                  f"{t.seconds:.1f} s", file=sys.stderr, flush=True)
+
+    est = treesample.sample_subtrees(X, int(ckpt.meta["k"]), args.checkpoint, args.sample,
+                                     seed=0 if args.seed is None else args.seed, time_limit=args.sample_time,
+                                     options=options, progress=progress)
+    return est.summary()
+
+
+def _part_line(part: dict) -> str:
+    """What a part checkpoint is (:mod:`mipagg.exact.treeparts`)."""
+    what = (f"part {part['index']} of {part['of']}" if part.get("index") is not None
+            else "a sample")
+    return (f"{what} of {part['source_file']} (id {part['source']}, "
+            f"{part['source_open_nodes']:,} open nodes): its bound holds for its own "
+            f"{part['nodes']:,} subtrees only")
+
+
+def _combine_lines(c: dict) -> list[str]:
+    closed = sum(r["closed"] for r in c["rows"])
+    out = [f"split {c['source']} in {c['parts']} parts: {closed} closed"]
+    for r in c["rows"]:
+        state = "closed" if r["closed"] else \
+            f"{r['open_nodes']:,} open nodes, bound {_num(r['lower_bound'], 6)}"
+        out.append(f"  part {r['index']} ({r['path']}): {state}; incumbent "
+                   f"{_num(r['incumbent_sse'], 6)}")
+    if c["proven"]:
+        out.append(f"every part is closed: the incumbent of part {c['incumbent_part']} "
+                   f"(SSE {c['incumbent_sse']:.6f}) is optimal")
+    else:
+        out.append(f"best incumbent SSE {c['incumbent_sse']:.6f} (part {c['incumbent_part']}); "
+                   f"certified bound {c['lower_bound']:.6f}, gap {c['gap']:.6f} %")
+    return out
+
+
+def _cmd_split_or_combine(args) -> int:
+    from .errors import ParameterError
+    from .exact import treeparts
+
+    if args.combine:
+        if args.split is not None:
+            raise ParameterError("give --split or --combine, not both")
+        c = treeparts.combine(args.checkpoint)
+        print(json.dumps(c) if args.json else "\n".join(_combine_lines(c)))
+        return 0
+    if len(args.checkpoint) != 1 or not args.out:
+        raise ParameterError("--split takes one checkpoint and --out PREFIX")
+    paths = treeparts.split(args.checkpoint[0], args.split, args.out, seed=args.seed)
+    if args.json:
+        print(json.dumps({"parts": [str(p) for p in paths]}))
+    else:
+        print(f"wrote {len(paths)} parts: " + ", ".join(map(str, paths)))
+    return 0
+
+
 def _cmd_tree(args) -> int:
     from .errors import ParameterError
     from .exact import checkpoint
 
-    if not args.data and args.labels:
-        raise ParameterError("--labels needs --data (the file the tree was made from)")
+    if args.split is not None or args.combine:
+        return _cmd_split_or_combine(args)
+    if args.out:
+        raise ParameterError("--out names the parts of --split")
+    if len(args.checkpoint) != 1:
+        raise ParameterError("give one checkpoint (several only with --combine)")
+    args.checkpoint = args.checkpoint[0]
+    if not args.data and (args.labels or args.sample is not None):
+        raise ParameterError(f"{'--labels' if args.labels else '--sample'} needs --data "
+                             "(the file the tree was made from)")
     if args.top < 1:
         raise ParameterError(f"--top must be at least 1, got {args.top}")
+    if args.options and args.sample is None:
+        raise ParameterError("--option sets the options of --sample's runs; give --sample")
     ckpt = checkpoint.load(args.checkpoint)
     s = checkpoint.summary(ckpt)
     if args.data:
         s, X = _with_il(s, ckpt, args.data, args.columns)
         s["gap_by_group"] = _gap_by_group(ckpt, X, args.labels, args.top)
+        if args.sample is not None:
+            s["sample"] = _sample(args, ckpt, X)
     if args.json:
         print(json.dumps({"checkpoint": args.checkpoint, **s}))
     else:

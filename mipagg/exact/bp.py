@@ -122,7 +122,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
             "node_cuts", "warm_starts", "rank1_cuts", "workers",
             "neighbourhood_solves", "closing_bound", "aggregation",
-            "resumed_nodes", "checkpoint")
+            "resumed_nodes", "checkpoint", "part")
 
 
 @dataclass
@@ -189,6 +189,7 @@ class BranchAndPriceResult:
     aggregation: dict | None = None  # the root's aggregated phase (mipagg.exact.aggregation)
     resumed_nodes: int = 0          # nodes of the checkpoint this run resumed (mipagg.exact.checkpoint)
     checkpoint: str | None = None   # the checkpoint this run wrote last, or None
+    part: dict | None = None        # a part of a split tree (mipagg.exact.treeparts): its bound
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -490,6 +491,7 @@ class BranchAndPrice(ColumnGeneration):
         self.closing_bound = -np.inf    # certified by a root gap closing (with_closing_bound)
         self.tree_started = False       # the open nodes cover the problem (a checkpoint may be written)
         self.resumed_nodes = 0
+        self.part: dict | None = None   # resumed from a part of a split tree (treeparts)
         self.tree_clock = (time.perf_counter(), 0)  # start and nodes done when the tree started
         self.trend = BoundTrend()       # the certified bound against nodes (treestats)
         self.checkpoint_written: str | None = None
@@ -1201,6 +1203,10 @@ class BranchAndPrice(ColumnGeneration):
             elif self.closed(lower):
                 status = "optimal"
                 closed_by = closed_by or ("tree" if lower <= tree_lower else "gap_closing")
+        part = None
+        if self.part is not None:       # a bound for the part's subtrees, not for the problem
+            part = dict(self.part, lower_bound=lower, closed=status == "optimal")
+            status, lower = ("part_closed" if status == "optimal" else status), None
         total = time.perf_counter() - self.t_start
         self.seconds.update(total=total, rounding=rounder.seconds,
                             overrun=self.stop.overrun(total))
@@ -1233,7 +1239,7 @@ class BranchAndPrice(ColumnGeneration):
             aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
             resumed_nodes=self.resumed_nodes, checkpoint=self.checkpoint_written,
-            columns_fixed=self.columns_fixed, **self.fixing_fields())
+            columns_fixed=self.columns_fixed, part=part, **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:
         """The tree-size estimate at return: the nodes done when optimal."""

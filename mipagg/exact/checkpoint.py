@@ -153,6 +153,8 @@ def save(tree, path) -> Path:
                 "L": None if root_fix is None else float(root_fix[1])},
             "settings": {k: v for k, v in tree.settings.as_dict().items()
                          if isinstance(v, (int, float, str, bool, list, tuple, type(None)))}}
+    if tree.part is not None:               # a part of a split tree stays one (treeparts)
+        meta["part"] = tree.part
     arrays = dict(
         meta=np.array(json.dumps(meta)), labels=np.asarray(tree.rounder.best.labels, np.int64),
         col_flat=col_flat, col_ptr=col_ptr, cut_rows=cut_rows, cut_nums=cut_nums,
@@ -300,6 +302,8 @@ def summary(ckpt: Checkpoint) -> dict:
     ``gap_tol``; queued before it fell) count as cut off (``cut_off_nodes``),
     not open.  ``open_gap``: Σ (cutoff − bound) over the open nodes, the bound
     the tree must still gain in all (docs/bench/casc_gap.md §35).
+    ``part``: which part of a split tree it is (:mod:`~mipagg.exact.treeparts`;
+    its bound then holds for that part's subtrees only), or None.
     ``node_bases``: the open nodes whose parent's basis it keeps (since
     2026-11-30).  ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
     from checkpoints written since 2026-11-29.  ``pruned_bound``: the least
@@ -359,7 +363,8 @@ def summary(ckpt: Checkpoint) -> dict:
         else int(np.count_nonzero(ckpt.node_basis >= 0)),
         "pseudocost_pairs": None if ckpt.pseudocosts is None else int(ckpt.pseudocosts[2].size),
         "pseudocost_probes": None if ckpt.pseudocosts is None
-        else int(ckpt.pseudocosts[2].sum())}
+        else int(ckpt.pseudocosts[2].sum()),
+        "part": meta.get("part")}
 
 
 def restore(tree, ckpt: Checkpoint) -> None:
@@ -394,6 +399,7 @@ def restore(tree, ckpt: Checkpoint) -> None:
     if ckpt.pseudocosts is not None and hasattr(tree.branching, "adopt"):
         tree.branching.adopt(ckpt.pseudocosts)
     tree.resumed_nodes = tree.nodes
+    tree.part = meta.get("part")
     bases = _restored_bases(tree, ckpt)
     for i, nd in enumerate(ckpt.nodes):
         basis = None if not bases or ckpt.node_basis[i] < 0 else bases[ckpt.node_basis[i]]

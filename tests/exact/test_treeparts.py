@@ -1,0 +1,165 @@
+"""A checkpoint split into parts (mipagg.exact.treeparts, ``mipagg tree
+--split/--combine``): the parts cover the open nodes once each; a run
+resumed from a part reports ``part_closed`` and no bound for the problem;
+the parts' runs together prove the brute-force optimum; mixed-up parts are
+refused."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mipagg.errors import DataError, ParameterError
+from mipagg.exact import checkpoint, treeparts
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.reference import set_partitioning
+from mipagg.instance import read_csv
+from mipagg.outputs import OutputError
+from mipagg.subsets import subset
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0, threads=1,
+                 branching="fractional")
+
+
+@pytest.fixture(scope="module")
+def stopped(census, tmp_path_factory):
+    """24 Census records at k = 3, the tree stopped after 12 nodes with a
+    checkpoint; the optimum by the full MIP."""
+    X = subset(census, 24, "random", 0).X
+    path = tmp_path_factory.mktemp("parts") / "t.npz"
+    r = branch_and_price(X, 3, node_limit=12, checkpoint=path, **TREE_ONLY)
+    assert r.status == "node_limit" and r.open_nodes >= 4
+    return X, path, set_partitioning(X, 3, integral=True)[0]
+
+
+def _key(nd):
+    return (nd.bound, nd.depth, nd.together, nd.apart)
+
+
+@pytest.mark.parametrize("seed", [None, 7])
+def test_the_parts_cover_the_open_nodes_once(stopped, tmp_path, seed):
+    _, path, _ = stopped
+    ck = checkpoint.load(path)
+    paths = treeparts.split(path, 3, tmp_path / "p.npz", seed=seed)
+    assert [p.name for p in paths] == ["p-1of3.npz", "p-2of3.npz", "p-3of3.npz"]
+    parts = [checkpoint.load(p) for p in paths]
+    got = sorted(_key(nd) for part in parts for nd in part.nodes)
+    assert got == sorted(_key(nd) for nd in ck.nodes)
+    sizes = [len(part.nodes) for part in parts]
+    assert max(sizes) - min(sizes) <= 1
+    for i, part in enumerate(parts, 1):
+        tag = part.meta.pop("part")
+        assert (tag["index"], tag["of"], tag["seed"]) == (i, 3, seed)
+        assert tag["source_open_nodes"] == len(ck.nodes) and tag["nodes"] == sizes[i - 1]
+        assert part.meta == ck.meta and len(part.columns) == len(ck.columns)
+    if seed is None:        # dealt by bound: part 1 holds the least bound
+        assert min(nd.bound for nd in parts[0].nodes) == ck.lower_bound
+
+
+def test_the_parts_runs_prove_the_optimum_together(stopped, tmp_path):
+    X, path, opt = stopped
+    paths = treeparts.split(path, 3, tmp_path / "p")
+    done = []
+    for i, p in enumerate(paths, 1):
+        out = tmp_path / f"done{i}.npz"
+        r = branch_and_price(X, 3, resume=p, checkpoint=out, **TREE_ONLY)
+        assert r.status == "part_closed" and not r.success and r.lower_bound is None
+        assert r.part["index"] == i and r.part["closed"]
+        assert r.part["lower_bound"] >= opt - 1e-7 and r.sse >= opt - 1e-7
+        assert checkpoint.load(out).meta["part"]["index"] == i      # still tagged
+        done.append(out)
+    c = treeparts.combine(done)
+    assert c["proven"] and c["parts"] == 3
+    assert c["incumbent_sse"] == pytest.approx(opt, abs=1e-7) == c["lower_bound"]
+    # before the last part has run, its open nodes bound the problem
+    c = treeparts.combine(done[:2] + [paths[2]])
+    last = checkpoint.load(paths[2])
+    assert not c["proven"] and not c["rows"][2]["closed"]
+    assert c["lower_bound"] == pytest.approx(min(min(nd.bound for nd in last.nodes),
+                                                 c["incumbent_sse"]))
+    assert c["lower_bound"] <= opt + 1e-7
+
+
+def test_a_part_stopped_by_a_limit_reports_its_own_bound_only(stopped, tmp_path):
+    X, path, opt = stopped
+    p = treeparts.split(path, 1, tmp_path / "whole")[0]
+    r = branch_and_price(X, 3, resume=p, node_limit=14, checkpoint=tmp_path / "a.npz",
+                         **TREE_ONLY)
+    assert r.status == "node_limit" and r.lower_bound is None and r.gap is None
+    assert not r.part["closed"] and r.part["lower_bound"] <= opt + 1e-7
+    assert r.summary()["part"]["of"] == 1
+    s = checkpoint.summary(checkpoint.load(tmp_path / "a.npz"))
+    assert s["part"]["index"] == 1 and s["open_nodes"] >= 1
+
+
+def test_mixed_up_parts_are_refused(stopped, tmp_path):
+    X, path, _ = stopped
+    a = treeparts.split(path, 2, tmp_path / "a")
+    b = treeparts.split(path, 3, tmp_path / "b")
+    with pytest.raises(DataError, match=r"missing \[2\]"):
+        treeparts.combine(a[:1])
+    with pytest.raises(DataError, match="given twice"):
+        treeparts.combine([a[0], a[1], a[1]])
+    with pytest.raises(DataError, match="another split"):
+        treeparts.combine([a[0], b[1]])
+    with pytest.raises(DataError, match="not a part"):
+        treeparts.combine([path])
+    with pytest.raises(ParameterError, match="already a part"):
+        treeparts.split(a[0], 2, tmp_path / "c")
+    with pytest.raises(ParameterError, match="between 1 and"):
+        treeparts.split(path, 10_000, tmp_path / "d")
+    # an output that is the input is refused before any part is written
+    victim = tmp_path / "e-2of2.npz"
+    victim.write_bytes(path.read_bytes())
+    with pytest.raises(OutputError, match="input"):
+        treeparts.split(victim, 2, tmp_path / "e")
+    assert not (tmp_path / "e-1of2.npz").exists()
+
+
+def test_mipagg_tree_splits_and_combines(tmp_path, capsys):
+    from mipagg.cli import main
+
+    rng = np.random.default_rng(3)
+    data = tmp_path / "d.csv"
+    np.savetxt(data, rng.lognormal(size=(60, 3)), delimiter=",", header="a,b,c", comments="")
+    ck = tmp_path / "t.npz"
+    r = branch_and_price(read_csv(str(data)).X, 3, node_limit=4, checkpoint=ck, **TREE_ONLY)
+    assert r.open_nodes >= 2
+    assert main(["tree", str(ck), "--split", "2", "--out", str(tmp_path / "p")]) == 0
+    assert "wrote 2 parts" in capsys.readouterr().out
+    parts = [tmp_path / "p-1of2.npz", tmp_path / "p-2of2.npz"]
+    assert main(["tree", str(parts[0])]) == 0
+    assert "part 1 of 2 of t.npz" in capsys.readouterr().out
+    done = []
+    for i, p in enumerate(parts, 1):
+        out = tmp_path / f"done{i}.npz"
+        assert main(["run", str(data), "-k", "3", "--method", "bp", "--quiet", "--json",
+                     "--resume", str(p), "--checkpoint", str(out)]) == 0
+        run = json.loads(capsys.readouterr().out)
+        assert run["status"] == "part_closed"
+        done.append(str(out))
+    assert main(["tree", "--combine"] + done) == 0
+    assert "every part is closed" in capsys.readouterr().out
+    assert main(["tree", "--combine", "--json"] + done[:1] + [str(parts[1])]) == 0
+    c = json.loads(capsys.readouterr().out)
+    assert not c["proven"] and c["rows"][1]["open_nodes"] >= 1
+    for args, msg in ((["tree", str(ck), str(ck)], "several only with --combine"),
+                      (["tree", str(ck), "--split", "2"], "--out PREFIX"),
+                      (["tree", str(ck), "--out", "x"], "--out names the parts"),
+                      (["tree", "--combine", "--split", "2", str(ck)], "not both")):
+        assert main(args) == 2
+        assert msg in capsys.readouterr().err
+
+
+def test_two_workers_close_a_part_as_one_does(stopped, tmp_path):
+    X, path, _ = stopped
+    p = treeparts.split(path, 2, tmp_path / "w")[0]
+    one = branch_and_price(X, 3, resume=p, **TREE_ONLY)
+    two = branch_and_price(X, 3, resume=p, workers=2, checkpoint=tmp_path / "w2.npz",
+                           **TREE_ONLY)
+    assert one.status == two.status == "part_closed" and two.lower_bound is None
+    assert two.sse == pytest.approx(one.sse, abs=1e-9)
+    assert two.part["lower_bound"] == pytest.approx(one.part["lower_bound"], abs=1e-7)
+    assert checkpoint.load(tmp_path / "w2.npz").meta["part"]["index"] == 1
