@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
+from _trees import TREE_ONLY, file_tree, stopped_tree
 
 from mipagg.errors import DataError, ParameterError
 from mipagg.exact import checkpoint, treeparts
 from mipagg.exact.bp import branch_and_price
-from mipagg.exact.reference import set_partitioning
-from mipagg.instance import read_csv
 from mipagg.outputs import OutputError
-from mipagg.subsets import subset
-
-TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0, threads=1,
-                 branching="fractional")
 
 
 @pytest.fixture(scope="module")
 def stopped(census, tmp_path_factory):
-    """24 Census records at k = 3, the tree stopped after 12 nodes with a
-    checkpoint; the optimum by the full MIP."""
-    X = subset(census, 24, "random", 0).X
-    path = tmp_path_factory.mktemp("parts") / "t.npz"
-    r = branch_and_price(X, 3, node_limit=12, checkpoint=path, **TREE_ONLY)
-    assert r.status == "node_limit" and r.open_nodes >= 4
-    return X, path, set_partitioning(X, 3, integral=True)[0]
+    return stopped_tree(census, tmp_path_factory.mktemp("stopped"))
 
 
 def _key(nd):
@@ -121,12 +109,7 @@ def test_mixed_up_parts_are_refused(stopped, tmp_path):
 def test_mipagg_tree_splits_and_combines(tmp_path, capsys):
     from mipagg.cli import main
 
-    rng = np.random.default_rng(3)
-    data = tmp_path / "d.csv"
-    np.savetxt(data, rng.lognormal(size=(60, 3)), delimiter=",", header="a,b,c", comments="")
-    ck = tmp_path / "t.npz"
-    r = branch_and_price(read_csv(str(data)).X, 3, node_limit=4, checkpoint=ck, **TREE_ONLY)
-    assert r.open_nodes >= 2
+    data, ck = file_tree(tmp_path)
     assert main(["tree", str(ck), "--split", "2", "--out", str(tmp_path / "p")]) == 0
     assert "wrote 2 parts" in capsys.readouterr().out
     parts = [tmp_path / "p-1of2.npz", tmp_path / "p-2of2.npz"]

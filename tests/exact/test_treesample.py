@@ -12,28 +12,17 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from _trees import TREE_ONLY, file_tree, stopped_tree
 
 from mipagg.errors import ParameterError
 from mipagg.exact import checkpoint, treeparts, treesample
 from mipagg.exact.bounds import node_cutoff
 from mipagg.exact.bp import branch_and_price
-from mipagg.exact.reference import set_partitioning
-from mipagg.instance import read_csv
-from mipagg.subsets import subset
-
-TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0, threads=1,
-                 branching="fractional")
 
 
 @pytest.fixture(scope="module")
 def stopped(census, tmp_path_factory):
-    """24 Census records at k = 3, the tree stopped after 12 nodes with a
-    checkpoint; the optimum by the full MIP."""
-    X = subset(census, 24, "random", 0).X
-    path = tmp_path_factory.mktemp("sample") / "t.npz"
-    r = branch_and_price(X, 3, node_limit=12, checkpoint=path, **TREE_ONLY)
-    assert r.status == "node_limit" and r.open_nodes >= 3
-    return X, path, set_partitioning(X, 3, integral=True)[0]
+    return stopped_tree(census, tmp_path_factory.mktemp("stopped"))
 
 
 def test_a_subset_checkpoint_resumes_exactly_its_nodes(stopped, tmp_path):
@@ -121,13 +110,7 @@ def test_the_estimate_is_the_scaled_mean_with_the_corrected_error(values, extra)
 def test_mipagg_tree_sample_prints_the_estimate(tmp_path, capsys):
     from mipagg.cli import main
 
-    rng = np.random.default_rng(3)
-    data = tmp_path / "d.csv"
-    np.savetxt(data, rng.lognormal(size=(60, 3)), delimiter=",", header="a,b,c", comments="")
-    ck = tmp_path / "t.npz"
-    # a tree stopped early (bp's tree only, four nodes) from the standardized file
-    r = branch_and_price(read_csv(str(data)).X, 3, node_limit=4, checkpoint=ck, **TREE_ONLY)
-    assert r.open_nodes >= 2
+    data, ck = file_tree(tmp_path)
     opts = ["--option=node_close_max_columns=0", "--option=cuts=false"]
     assert main(["tree", str(ck), "--data", str(data), "--sample", "2", "--seed", "1",
                  "--json"] + opts) == 0
