@@ -3,8 +3,8 @@ of its open subtrees (``mipagg tree CHECKPOINT --data F --sample M``;
 issue 22).
 
 The estimates of :mod:`~mipagg.exact.treestats` read the tree's shape, and
-on the Tarragona k = 5 tree they fell short of the final size by 5× at a
-tenth of it (docs/bench/casc_gap.md §41).  This module measures instead:
+on the Tarragona k = 5 tree they fell short of the final size by about 5×
+at a tenth of it (docs/bench/casc_gap.md §41).  This module measures instead:
 it draws ``M`` of the checkpoint's ``N`` open nodes at random, resumes
 each one's subtree alone until it is closed (or its time limit), and
 scales the means by ``N``, the sample-survey estimate of a total (the
@@ -156,9 +156,10 @@ def sample_subtrees(X, k, path, count, *, seed=None, time_limit=600.0, options=N
             t0 = time.perf_counter()
             r = branch_and_price(X, k, resume=str(one), time_limit=time_limit, **opts)
             nd = ckpt.nodes[i]
-            s = Subtree(i, float(nd.bound), int(nd.depth), r.status == "part_closed",
-                        int(r.nodes - r.resumed_nodes), time.perf_counter() - t0, float(r.sse))
-            est.subtrees.append(s)
+            sub = Subtree(i, float(nd.bound), int(nd.depth), r.status == "part_closed",
+                          int(r.nodes - r.resumed_nodes), time.perf_counter() - t0,
+                          float(r.sse))
+            est.subtrees.append(sub)
             if progress is not None:
-                progress(j, s)
+                progress(j, sub)
     return est
