@@ -334,7 +334,8 @@ CHECKPOINTS = sorted((RESULTS / "trees").glob("*.npz")) if (RESULTS / "trees").i
 
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: p.name)
 def test_every_committed_tree_checkpoint_fits_its_file_and_bounds_below_its_partition(path):
-    """docs/results/trees/{data}_k{K}[_SUFFIX].npz: made for that CASC file and k
+    """docs/results/trees/{data}_k{K}[_SUFFIX].npz (the suffix of letters,
+    digits and _): made for that CASC file and k
     (fingerprint), its incumbent a k-feasible partition of the SSE it claims,
     its least open bound (certified) not above the committed partition nor
     above its own incumbent, and not below that of the checkpoint it resumed
@@ -344,7 +345,7 @@ def test_every_committed_tree_checkpoint_fits_its_file_and_bounds_below_its_part
     from mipagg.exact import checkpoint
     from mipagg.instance import read_csv
 
-    data, k = re.fullmatch(r"(census|tarragona)_k(\d+)(?:_[a-z0-9]+)?\.npz", path.name).groups()
+    data, k = re.fullmatch(r"(census|tarragona)_k(\d+)(?:_[a-z0-9_]+)?\.npz", path.name).groups()
     source = SHARED_DATA / f"{data}.csv"
     if not source.is_file():
         pytest.skip(f"{source} is absent")
