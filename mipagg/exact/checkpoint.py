@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import DataError
 from ..partition import Partition
 from .bases import pack, ragged, unpack
+from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
 from .rules import Node
@@ -88,6 +89,18 @@ class Checkpoint:
     pseudocosts: tuple | None = None
     bases: list = field(default_factory=list)
     node_basis: np.ndarray | None = None
+
+    def cutoff(self, incumbent: float | None = None) -> float:
+        """The bound at or above which an open node is cut off: the
+        incumbent's SSE (or ``incumbent``) less the run's relative ``gap_tol``."""
+        ub = self.meta["incumbent_sse"] if incumbent is None else incumbent
+        return node_cutoff(ub, self.meta["settings"].get("gap_tol", 1e-6))
+
+    def live(self, incumbent: float | None = None) -> np.ndarray:
+        """Indices of the open nodes below :meth:`cutoff`: those a resumed
+        run solves (a node queued before the incumbent fell is cut off)."""
+        cutoff = self.cutoff(incumbent)
+        return np.flatnonzero([nd.bound < cutoff for nd in self.nodes]).astype(np.int64)
 
     @property
     def lower_bound(self) -> float | None:
@@ -310,15 +323,15 @@ def summary(ckpt: Checkpoint) -> dict:
     bound of the nodes cut off (None if none was); on a closed tree
     min(it, incumbent) is the bound proved, the incumbent being optimal
     within ``gap_tol`` of it (``BranchAndPrice.certified_bound``)."""
-    from .bounds import gap, node_cutoff
+    from .bounds import gap
     from .treestats import gap_closed, open_gap, seconds_left, tree_estimate
 
     meta, ub = ckpt.meta, ckpt.meta["incumbent_sse"]
     counts, bounds = meta["counts"], meta["bounds"]
     # nodes queued before the incumbent fell are cut off as a resume cuts them
     # (BranchAndPrice.cutoff); the certificate keeps those below the incumbent
-    cutoff = node_cutoff(ub, meta["settings"].get("gap_tol", 1e-6))
-    live = [nd for nd in ckpt.nodes if nd.bound < cutoff]
+    cutoff = ckpt.cutoff()
+    live = [ckpt.nodes[i] for i in ckpt.live()]
     nb = np.array([nd.bound for nd in live], dtype=float)
     depth = np.array([nd.depth for nd in live], dtype=np.int64)
     lb = None if not ckpt.nodes else min([nd.bound for nd in ckpt.nodes] + [ub])

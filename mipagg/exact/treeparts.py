@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import DataError, ParameterError
 from . import checkpoint
 from .bases import ragged
-from .bounds import gap, node_cutoff
+from .bounds import gap
 
 __all__ = ["subset", "split", "part_paths", "combine"]
 
@@ -82,13 +82,11 @@ def split(path, parts: int, out, seed: int | None = None) -> list[Path]:
     from ..outputs import check_output_path
 
     ckpt = checkpoint.load(path)
-    meta = ckpt.meta
-    if meta.get("part") is not None:
+    if ckpt.meta.get("part") is not None:
         raise ParameterError(f"{str(path)!r} is already a part of a split tree; split the "
                              "checkpoint it came from")
-    cutoff = node_cutoff(meta["incumbent_sse"], meta["settings"].get("gap_tol", 1e-6))
     bounds = np.array([nd.bound for nd in ckpt.nodes], dtype=float)
-    live = np.flatnonzero(bounds < cutoff)
+    live = ckpt.live()
     if not 1 <= parts <= live.size:
         raise ParameterError(f"--split must be between 1 and the {live.size} open nodes, "
                              f"got {parts}")
@@ -134,10 +132,9 @@ def combine(paths) -> dict:
                         + (f"missing {missing}" if missing else f"given twice {twice}"))
     best_path, best_index, best = min(loaded, key=lambda t: t[2].meta["incumbent_sse"])
     ub = float(best.meta["incumbent_sse"])
-    cutoff = node_cutoff(ub, best.meta["settings"].get("gap_tol", 1e-6))
     rows = []
     for path, index, ck in loaded:
-        live = [nd.bound for nd in ck.nodes if nd.bound < cutoff]
+        live = [ck.nodes[i].bound for i in ck.live(ub)]
         rows.append({"path": path, "index": index, "closed": not live, "open_nodes": len(live),
                      "lower_bound": min(live, default=None),
                      "incumbent_sse": float(ck.meta["incumbent_sse"])})

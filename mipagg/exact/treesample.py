@@ -37,7 +37,6 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import checkpoint
-from .bounds import node_cutoff
 from .treeparts import subset
 
 __all__ = ["Subtree", "SubtreeEstimate", "draw", "sample_subtrees"]
@@ -116,9 +115,7 @@ def draw(ckpt: checkpoint.Checkpoint, count: int, seed: int | None) -> np.ndarra
     """``count`` indices of the checkpoint's open nodes below the incumbent's
     cutoff (those a resumed run would solve), drawn without replacement with
     ``seed``, in increasing order."""
-    meta = ckpt.meta
-    cutoff = node_cutoff(meta["incumbent_sse"], meta["settings"].get("gap_tol", 1e-6))
-    live = np.flatnonzero([nd.bound < cutoff for nd in ckpt.nodes])
+    live = ckpt.live()
     if live.size == 0:
         raise ParameterError("the checkpoint has no open node below its incumbent: its tree "
                              "is closed, nothing to sample")
