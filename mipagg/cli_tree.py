@@ -236,9 +236,10 @@ def _sample(args, ckpt, X) -> dict:
                   f"{'closed' if t.closed else 'not closed'}, {t.nodes} nodes, "
                   f"{t.seconds:.1f} s", file=sys.stderr, flush=True)
 
+    seed = 0 if args.seed is None else args.seed
     est = treesample.sample_subtrees(X, int(ckpt.meta["k"]), args.checkpoint, args.sample,
-                                     seed=0 if args.seed is None else args.seed, time_limit=args.sample_time,
-                                     options=options, progress=progress)
+                                     seed=seed, time_limit=args.sample_time, options=options,
+                                     progress=progress)
     return est.summary()
 
 
