@@ -115,8 +115,9 @@ def main(argv=None) -> None:
                         fh.write(json.dumps({"version": mipagg.__version__,
                                              "fraction": a.fraction, **r}) + "\n")
     print()
+    weight = (None if r["weight"] is None else r["weight"] / r["left"] for r in rows)
     print(f"geometric mean of the ratios: sampled {gmean(r['sampled'] / r['left'] for r in rows)}"
-          f", weight {gmean(None if r['weight'] is None else r['weight'] / r['left'] for r in rows)}"
+          f", weight {gmean(weight)}"
           f"; within two standard errors: {sum(bool(r['within_2se']) for r in rows)} of "
           f"{sum(r['within_2se'] is not None for r in rows)}")
 
