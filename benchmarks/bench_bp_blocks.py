@@ -4,7 +4,8 @@ at k = 5: proven within 15 minutes, serial and with --workers 2").
     .venv/bin/python benchmarks/bench_bp_blocks.py [--size 300] [--starts 0,300,600]
         [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
         [--neighbourhood on,off,120] [--node-partial 0,2000] [--close-gap-time S]
-        [--heuristic S] [--branching fractional,fractional_index] [--quick]
+        [--heuristic S] [--branching fractional,fractional_index] [--node-close-cost off,on]
+        [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -22,7 +23,9 @@ that many clusters; 0: off), same-run A/B; the column "partial" gives the
 value, "np/inc" the partial node closings and the node closings that
 improved the incumbent.  ``--close-gap-time S``: bp's ``close_gap_time``
 (the root gap closing's own limit).  ``--branching A,B``: one run per
-branching rule (same-run A/B; default: bp's default rule).
+branching rule (same-run A/B; default: bp's default rule).  ``--node-close-cost
+off,on``: one run per value of bp's ``node_close_cost`` (same-run A/B); the
+column "closings" gives the node closings tried, closed and turned down.
 ``--heuristic S``: after each bp run, a line with its root LP bound and
 bound after cuts, and the heuristics alone on the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
 search from its partition for S seconds (seed 0), with their excess over bp's
@@ -64,6 +67,8 @@ def main(argv=None) -> int:
     ap.add_argument("--heuristic", type=float, default=None, metavar="S")
     ap.add_argument("--branching", default="",
                     help="comma-separated branching rules, one run each (default: bp's)")
+    ap.add_argument("--node-close-cost", default="off",
+                    help="comma-separated off/on: one run per value of node_close_cost")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -71,22 +76,28 @@ def main(argv=None) -> int:
     census = read_csv(DATA / "census.csv")
     print(f"machine: {machine()}")
     print(f"command: python benchmarks/bench_bp_blocks.py {' '.join(sys.argv[1:])}\n")
-    print("| block | k | workers | branching | nbh | partial | status | closed by | bound | SSE "
-          "| gap % | nodes | open | np/inc | nbh s | wall s | CPU s | load |")
-    print("|---|---:|---:|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("| block | k | workers | branching | nbh | partial | cost | status | closed by | bound "
+          "| SSE | gap % | nodes | open | np/inc | closings | nbh s | wall s | CPU s | load |")
+    print("|---|---:|---:|---|---|---:|---|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|"
+          "---:|---:|")
     for start in map(int, args.starts.split(",")):
         rows = list(range(start, min(start + args.size, census.n)))
         inst = census.subset(rows, name=f"census-{start}-{rows[-1]}")
-        runs = [(w, br, nbh, part) for w in map(int, args.workers.split(","))
+        runs = [(w, br, nbh, part, cost) for w in map(int, args.workers.split(","))
                 for br in args.branching.split(",")
                 for nbh in args.neighbourhood.split(",")
-                for part in map(int, args.node_partial.split(","))]
-        for workers, branching, nbh, part in runs:
+                for part in map(int, args.node_partial.split(","))
+                for cost in args.node_close_cost.split(",")]
+        for workers, branching, nbh, part, cost in runs:
             extra = {} if workers == 1 else {"workers": workers}
             if branching:
                 extra["branching"] = branching
             if part:
                 extra["node_close_partial"] = part
+            if cost not in ("off", "on"):
+                raise SystemExit(f"--node-close-cost takes off and on, not {cost!r}")
+            if cost == "on":
+                extra["node_close_cost"] = True
             if args.reclose_root:
                 extra["reclose_root"] = True
             if nbh == "off":
@@ -99,10 +110,11 @@ def main(argv=None) -> int:
             r = branch_and_price(inst.X, args.k, time_limit=args.time_limit, **extra)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
             print(f"| {inst.name} | {args.k} | {workers} | {r.branching} | {nbh} | {part} | "
-                  f"{r.status} | "
+                  f"{cost} | {r.status} | "
                   f"{r.closed_by} | {r.lower_bound:.4f} | {r.sse:.4f} | {r.gap:.3f} | "
                   f"{r.nodes} | {r.open_nodes} | {r.node_partial_closings}/"
-                  f"{r.node_closing_incumbents} | {r.seconds['neighbourhood']:.0f} | {dt:.0f} | "
+                  f"{r.node_closing_incumbents} | {r.node_closings}/{r.nodes_enumerated}/"
+                  f"{r.node_closings_skipped} | {r.seconds['neighbourhood']:.0f} | {dt:.0f} | "
                   f"{dc:.0f} | {os.getloadavg()[0]:.1f} |", flush=True)
             if args.heuristic:
                 print(heuristic_line(inst, args.k, args.heuristic, r), flush=True)

@@ -30,6 +30,8 @@ option at its default, one pricing thread):
 * ``*-nobasis``         any of the above with every node's LP started from the basis
   the last node left, not from its parent's (``node_basis=False``, the way
   before 2026-11-30).
+* ``*-cost``            any of the above with node gap closings weighed against the
+  subtree they would save (``node_close_cost``).
 
 Printed per run: status, seconds (total, tree), nodes, depth, open nodes, how
 far the tree lifted the bound above the root's bound after cuts, best SSE,
@@ -70,7 +72,7 @@ def config(name: str) -> dict:
     rule, *flags = name.split("-")
     if rule.partition(":")[0] not in ("fractional", "fractional_index", "strong",
                                       "reliability") or \
-            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx", "nobasis"}:
+            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx", "nobasis", "cost"}:
         raise SystemExit(f"unknown configuration {name!r}")
     kw = dict(branching=rule, fixing="nofix" not in flags, node_basis="nobasis" not in flags)
     if "idx" in flags:
@@ -79,6 +81,8 @@ def config(name: str) -> dict:
         kw["node_cut_rounds"] = 3
     if "treemip" in flags:
         kw["tree_mip"] = 1.1
+    if "cost" in flags:
+        kw["node_close_cost"] = True
     return {**kw, **(TREE_ONLY if "tree" in flags else {})}
 
 
@@ -104,8 +108,8 @@ def main(argv=None):
     print(f"<!-- {machine()} -->")
     print("| instance | k | config | status | s | tree s | nodes | depth | open | LB − root cut LB "
           "| UB | gap % | closed % | estimate | fixed root/nodes | node cuts | strong LPs "
-          "| predicted |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| predicted | closings tried/closed/skipped | closing s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     if a.data:
         instances = [read_csv(a.data)]
     else:
@@ -130,7 +134,9 @@ def main(argv=None):
                   f"{'–' if r.gap is None else f'{r.gap:.4f}'} | "
                   f"{'–' if closed is None else f'{100 * closed:.1f}'} | "
                   f"{s['tree_estimate'] or '–'} | {r.fixed_pairs}/{r.node_fixed_pairs} | "
-                  f"{r.node_cuts} | {r.strong_evaluations} | {r.strong_predicted} |",
+                  f"{r.node_cuts} | {r.strong_evaluations} | {r.strong_predicted} | "
+                  f"{r.node_closings}/{r.nodes_enumerated}/{r.node_closings_skipped} | "
+                  f"{r.seconds['node_close']:.0f} |",
                   flush=True)
             if a.json:
                 with open(a.json, "a") as f:

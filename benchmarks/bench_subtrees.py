@@ -108,6 +108,7 @@ def main(argv=None):
            "nodes": r.nodes - r.resumed_nodes, "node_closings": r.node_closings - before["tried"],
            "nodes_enumerated": r.nodes_enumerated - before["succeeded"],
            "node_closings_timed_out": r.node_closings_timed_out - before.get("timed_out", 0),
+           "node_closings_skipped": r.node_closings_skipped - before.get("skipped", 0),
            "time_node_close": r.seconds.get("node_close", 0.0),
            "open_left": n_left, "gap_left": gap_left, "sse": r.sse}
     if a.trace:
@@ -116,6 +117,7 @@ def main(argv=None):
           f"({row['tree_seconds']:.0f} s in the tree): "
           f"{row['nodes']} nodes; node closings {row['node_closings']} tried, "
           f"{row['nodes_enumerated']} closed a node, {row['node_closings_timed_out']} timed out, "
+          f"{row['node_closings_skipped']} turned down (node_close_cost), "
           f"{row['time_node_close']:.0f} s; left {n_left} open nodes, summed gap "
           f"{gap_left:.4f} of {gap0:.4f}")
     if a.json:

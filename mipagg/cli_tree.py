@@ -121,7 +121,9 @@ def _lines(s: dict) -> list[str]:
         (f", {s['node_closings_timed_out']} stopped by their time limit, "
          f"{s['node_closings_too_large']} with too many clusters")
     out.append(f"node gap closings {s['node_closings']} ({s['node_partial_closings']} partial, "
-               f"{s['node_closing_incumbents']} found a better partition{failed})")
+               f"{s['node_closing_incumbents']} found a better partition{failed})"
+               + (f"; {s['node_closings_skipped']:,} nodes turned down as not worth a closing "
+                  "(node_close_cost)" if s["node_closings_skipped"] else ""))
     if s.get("node_bases"):
         out.append(f"open nodes with their parent's master basis: {s['node_bases']:,}")
     if s.get("pseudocost_pairs"):

@@ -117,6 +117,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "iterations", "columns", "max_depth", "gap_closing", "threads", "stabilization",
             "node_closings", "nodes_enumerated", "node_partial_closings",
             "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
+            "node_closings_skipped",
             "fixed_pairs", "node_fixed_pairs", "columns_fixed",
             "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
@@ -168,6 +169,7 @@ class BranchAndPriceResult:
     node_closing_incumbents: int = 0  # of node_closings, those that improved the incumbent
     node_closings_timed_out: int = 0  # of node_closings, those stopped by their time limit
     node_closings_too_large: int = 0  # of node_closings, those with too many clusters (or nodes)
+    node_closings_skipped: int = 0  # nodes node_close_cost turned down
     fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
     candidate_pairs: int = 0        # pairs examined by the fixing
@@ -239,7 +241,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, close_gap_mip="auto",
                      close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
-                     node_close_partial=0, node_close_gap=0.0, mip_time=None,
+                     node_close_partial=0, node_close_gap=0.0, node_close_cost=False,
+                     mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
@@ -302,6 +305,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         is at most this fraction of the incumbent's SSE, however low failed
         closings elsewhere have set the adaptive threshold (0: off, the
         default; docs/bench/casc_gap.md §25).
+    node_close_cost : a full node closing gets at most the time branching
+        the node's subtree would take, by the abstract branching model over
+        the tree's recent bound gains and node seconds, and is not tried when
+        that is less than the fastest closing so far that closed its node
+        (:mod:`~mipagg.exact.closingvalue`; off by default;
+        docs/bench/casc_gap.md §51).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -415,7 +424,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
         node_close_partial=node_close_partial, node_close_gap=node_close_gap,
-        mip_time=mip_time, mip_nodes=mip_nodes,
+        node_close_cost=node_close_cost, mip_time=mip_time, mip_nodes=mip_nodes,
         dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
@@ -526,6 +535,7 @@ class BranchAndPrice(ColumnGeneration):
         self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
                         "tree": 0.0, "node_close": 0.0, "fixing": 0.0, "neighbourhood": 0.0,
                         "branching": 0.0}
+        self.node_started = 0.0             # when the node being solved started
 
     def polish(self, p: Partition) -> Partition:
         """Local search (:mod:`mipagg.improve`), then groups of 2k+ split."""
@@ -912,7 +922,8 @@ class BranchAndPrice(ColumnGeneration):
         root = self.root
         self.closer = NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound,
-                                   self.stop.deadline is not None, self.settings.node_close_gap)
+                                   self.stop.deadline is not None, self.settings.node_close_gap,
+                                   self.settings.node_close_cost)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
@@ -971,7 +982,8 @@ class BranchAndPrice(ColumnGeneration):
         """The tree from the checkpoint ``resume`` (:func:`~mipagg.exact.checkpoint.restore`)."""
         t0 = time.perf_counter()
         self.closer = NodeClosing(self.settings.node_close_max_columns, 0.0,
-                                   self.stop.deadline is not None, self.settings.node_close_gap)
+                                   self.stop.deadline is not None, self.settings.node_close_gap,
+                                   self.settings.node_close_cost)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
         self.tree_clock = (time.perf_counter(), self.nodes)
@@ -1013,7 +1025,25 @@ class BranchAndPrice(ColumnGeneration):
         """Column generation at ``node`` (the root's fixed pairs kept apart),
         the pool MIP again when the pool has grown (``tree_mip``), cut rounds
         (``node_cut_rounds``), gap closing when its gap is small, else
-        reduced-cost fixing at the node and branching."""
+        reduced-cost fixing at the node and branching.  With
+        ``node_close_cost`` the node's seconds (its closing left out) go to
+        the closing rule's model."""
+        self.node_started = time.perf_counter()
+        value = self.closer.value
+        if value is None:
+            return self._process(node)
+        closing, nodes = self.seconds["node_close"], self.nodes
+        self._process(node)
+        if self.nodes > nodes:
+            value.observe_node(time.perf_counter() - self.node_started
+                               - self.seconds["node_close"] + closing)
+
+    def observe_gain(self, node: Node, bound) -> None:
+        """``node``'s bound gain over its parent's, for ``node_close_cost``."""
+        if self.closer.value is not None and bound is not None:
+            self.closer.value.observe_gain(node.side, bound - node.bound)
+
+    def _process(self, node: Node) -> None:
         fixed = self.root_fixed()
         cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart + fixed)
         if not cons.feasible:
@@ -1032,13 +1062,17 @@ class BranchAndPrice(ColumnGeneration):
         if self.interrupted(res, node, bound):
             return
         self.tree_pool_mip()
-        if res.solution is None or self.prune(bound):
+        if res.solution is None:
+            return
+        if self.prune(bound):
+            self.observe_gain(node, bound)
             return
         if self.settings.cuts and self.settings.node_cut_rounds:
             res, bound = self.node_cut_rounds(cons, res, bound, node)
             if self.interrupted(res, node, bound) or res.solution is None \
                     or self.prune(bound):
                 return
+        self.observe_gain(node, bound)
         bound = self.close_node_gap(res, replace(node, apart=node.apart + fixed), bound)
         if bound is None:
             self.report_progress()          # closed by gap closing: the line goes on too
@@ -1088,21 +1122,24 @@ class BranchAndPrice(ColumnGeneration):
         clusters: the node's bound, None when its subtree is closed."""
         g = self.rounder.best_sse - res.stop.bound
         st, closer = self.settings, self.closer
-        full = closer.wants(g, self.rounder.best_sse)
-        if res.stop.reason != "converged" or self.node_close_time == 0 or not (
-                full or (st.node_close_partial and closer.wants_partial())):
+        if res.stop.reason != "converged" or self.node_close_time == 0:
             return bound
         t1 = time.perf_counter()
+        budget = closer.budget(g, t1 - self.node_started)
+        full = closer.wants(g, self.rounder.best_sse, budget)
+        if not (full or (st.node_close_partial and closer.wants_partial())):
+            return bound
+        seconds = _earliest(self.node_close_time, budget) if full else self.node_close_time
         before, info = self.rounder.best_sse, {}
         outcome, node_bound = nodeclosing.close_node(self.D, self.X, self.k, self.master, res.stop,
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
-                                          self.phase_deadline(t1, self.node_close_time), self.ctx,
+                                          self.phase_deadline(t1, seconds), self.ctx,
                                           self.closing_mip(), st.node_close_partial, info)
         spent = time.perf_counter() - t1
         self.seconds["node_close"] += spent
         closer.record(outcome, g, full=full, partial="tau" in info,
-                      better=self.rounder.best_sse < before, seconds=0.0 if full else spent)
+                      better=self.rounder.best_sse < before, seconds=spent)
         if outcome == "optimal":
             return None
         if node_bound is not None:
@@ -1181,7 +1218,8 @@ class BranchAndPrice(ColumnGeneration):
             return False
         self.branched = solution
         self.children = [Node(bound, -(node.depth + 1), self.ident + i, together, apart,
-                              node.basis) for i, (together, apart) in enumerate(decision.children)]
+                              node.basis, side=i)
+                         for i, (together, apart) in enumerate(decision.children)]
         for child in self.children:
             self.open.push(child)
         self.ident += len(decision.children)
@@ -1226,7 +1264,8 @@ class BranchAndPrice(ColumnGeneration):
             nodes_enumerated=self.closer.succeeded, node_partial_closings=self.closer.partial,
             node_closing_incumbents=self.closer.better,
             node_closings_timed_out=self.closer.timed_out,
-            node_closings_too_large=self.closer.too_large, node_cuts=self.node_cuts,
+            node_closings_too_large=self.closer.too_large,
+            node_closings_skipped=self.closer.skipped, node_cuts=self.node_cuts,
             warm_starts=self.warm_starts,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),

@@ -160,7 +160,8 @@ def save(tree, path) -> Path:
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
                        "succeeded": closer.succeeded, "partial": closer.partial,
                        "better": closer.better, "timed_out": closer.timed_out,
-                       "too_large": closer.too_large},
+                       "too_large": closer.too_large, "skipped": closer.skipped,
+                       "value": None if closer.value is None else closer.value.state()},
             "fixing": None if fixer is None else {
                 "node_fixed": int(fixer.node_fixed),
                 "L": None if root_fix is None else float(root_fix[1])},
@@ -372,6 +373,7 @@ def summary(ckpt: Checkpoint) -> dict:
         "node_closing_incumbents": meta["closer"].get("better", 0),
         "node_closings_timed_out": meta["closer"].get("timed_out"),
         "node_closings_too_large": meta["closer"].get("too_large"),
+        "node_closings_skipped": meta["closer"].get("skipped", 0),
         "node_bases": 0 if ckpt.node_basis is None
         else int(np.count_nonzero(ckpt.node_basis >= 0)),
         "pseudocost_pairs": None if ckpt.pseudocosts is None else int(ckpt.pseudocosts[2].size),
@@ -407,8 +409,10 @@ def restore(tree, ckpt: Checkpoint) -> None:
     tree.closer.tried, tree.closer.succeeded = int(c["tried"]), int(c["succeeded"])
     tree.closer.partial, tree.closer.better = int(c.get("partial", 0)), int(c.get("better", 0))
     # older checkpoints do not split their failed closings by cause
-    tree.closer.timed_out, tree.closer.too_large = (int(c.get(f, 0)) for f in ("timed_out",
-                                                                               "too_large"))
+    tree.closer.timed_out, tree.closer.too_large, tree.closer.skipped = (
+        int(c.get(f, 0)) for f in ("timed_out", "too_large", "skipped"))
+    if tree.closer.value is not None and c.get("value"):     # node_close_cost's model
+        tree.closer.value.adopt(c["value"])
     if ckpt.pseudocosts is not None and hasattr(tree.branching, "adopt"):
         tree.branching.adopt(ckpt.pseudocosts)
     tree.resumed_nodes = tree.nodes

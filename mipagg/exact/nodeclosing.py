@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from .closingvalue import ClosingValue
 from .gapclosing import close_gap_by_enumeration
 from .pricing.constraints import PricingConstraints
 
@@ -45,23 +46,40 @@ class NodeClosing:
     ``PARTIAL_SHARE`` of the time since the closer started (:meth:`restart`):
     on Tarragona k = 3 a partial closing costs about ten times a node's
     column generation (docs/bench/casc_gap.md §16).  Without one they run at
-    every such node, so that the tree does not depend on the clock."""
+    every such node, so that the tree does not depend on the clock.  With
+    ``cost`` (``node_close_cost``) a full closing gets at most the time
+    :class:`~mipagg.exact.closingvalue.ClosingValue` (``value``) gives it
+    (:meth:`budget`), and a node the threshold lets through is turned down
+    when that is too little; ``skipped`` counts those nodes."""
 
     def __init__(self, max_columns: int, root_gap: float, timed: bool = False,
-                 floor: float = 0.0):
+                 floor: float = 0.0, cost: bool = False):
         self.limit = root_gap if max_columns else -np.inf
         self.floor = floor if max_columns else 0.0
         self.timed = timed
         self.tried = self.succeeded = self.partial = self.better = 0
-        self.timed_out = self.too_large = 0
+        self.timed_out = self.too_large = self.skipped = 0
+        self.value = ClosingValue() if cost and max_columns else None
         self.restart()
 
     def restart(self) -> None:
         """The time share of partial closings counted from now (a new tree or worker)."""
         self.started, self.partial_seconds = time.perf_counter(), 0.0
 
-    def wants(self, node_gap: float, incumbent: float = 0.0) -> bool:
-        return node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)
+    def budget(self, node_gap: float, node_seconds: float) -> float | None:
+        """Seconds a full closing at a node with ``node_gap`` may take (None:
+        no ``cost`` rule); ``node_seconds``: the node's own so far."""
+        return None if self.value is None else self.value.budget(node_gap, node_seconds)
+
+    def wants(self, node_gap: float, incumbent: float = 0.0, budget: float | None = None) -> bool:
+        """Whether the full closing is tried at a node with ``node_gap``,
+        given its :meth:`budget`."""
+        if not (node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)):
+            return False
+        if self.value is not None and budget is not None and not self.value.worth(budget):
+            self.skipped += 1
+            return False
+        return True
 
     def wants_partial(self) -> bool:
         return not self.timed or \
@@ -71,10 +89,11 @@ class NodeClosing:
                better: bool = False, seconds: float = 0.0) -> None:
         """One node closing's ``outcome``; ``full``: the full closing was
         tried (else only a partial one), ``partial``: a partial closing ran,
-        ``better``: it improved the incumbent; ``seconds`` count towards the
-        partial closings' time share."""
+        ``better``: it improved the incumbent; ``seconds``: its time, which
+        counts towards the partial closings' time share when not ``full``."""
         self.tried += 1
-        self.partial_seconds += seconds
+        if not full:
+            self.partial_seconds += seconds
         self.partial += partial
         self.better += better
         self.succeeded += outcome == "optimal"
@@ -82,6 +101,8 @@ class NodeClosing:
         self.too_large += outcome in ("too_many_columns", "too_many_nodes") or (full and partial)
         if not full:
             return
+        if self.value is not None:
+            self.value.observe_closing(seconds, outcome == "optimal")
         if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
             self.limit = 0.8 * node_gap         # the full closing did not fit (or finish)
         elif outcome == "optimal":

@@ -78,6 +78,7 @@ SHARE_PROBES = True     # send each worker the others' pseudocost observations
 _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, added to the run's
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
+           "node_closings_skipped",
            "node_fixed_pairs", "columns_fixed",
            "node_cuts", "warm_starts", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
@@ -126,7 +127,8 @@ class SubtreeTask:
     parent's final master basis (:class:`~mipagg.exact.bases.PortableBasis`,
     or None), so that the node's first LP starts where its parent's ended
     whichever worker solved that (a first LP from an unrelated basis took
-    6× the pivots of a warm one: docs/bench/casc_gap.md §48)."""
+    6× the pivots of a warm one: docs/bench/casc_gap.md §48).  ``side``:
+    the node's index among its parent's children (:class:`~mipagg.exact.rules.Node`)."""
 
     bound: float
     depth: int
@@ -140,12 +142,14 @@ class SubtreeTask:
     columns: list = field(default_factory=list)
     observations: list = field(default_factory=list)
     basis: PortableBasis | None = None
+    side: int = -1
 
 
 @dataclass
 class SubtreeResult:
     """The nodes a task left open, as (bound, depth, together, apart, hints,
-    basis: a :class:`~mipagg.exact.bases.PortableBasis` or None); the
+    basis: a :class:`~mipagg.exact.bases.PortableBasis` or None, side: the
+    index among its parent's children or −1); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
@@ -210,7 +214,7 @@ def _counts(tree) -> dict:
             "node_closings": closer.tried, "nodes_enumerated": closer.succeeded,
             "node_partial_closings": closer.partial, "node_closing_incumbents": closer.better,
             "node_closings_timed_out": closer.timed_out,
-            "node_closings_too_large": closer.too_large,
+            "node_closings_too_large": closer.too_large, "node_closings_skipped": closer.skipped,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "columns_fixed": tree.columns_fixed,
             "node_cuts": tree.node_cuts, "warm_starts": tree.warm_starts,
@@ -235,7 +239,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.fix_root_columns(tree.refix_growth)   # before the task's columns and hints come in
     tree.master.add_columns(task.columns + task.hints)
     basis = None if task.basis is None else tree.master.import_basis(task.basis)
-    tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis))
+    tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis,
+                        side=task.side))
     me = f"{os.getpid()}:{threading.get_ident()}"
     learns = hasattr(tree.branching, "take_fresh")
     if learns:
@@ -263,7 +268,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
             if nd.basis is not None and id(nd.basis) not in portable:
                 portable[id(nd.basis)] = tree.master.export_basis(nd.basis)
             left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, []),
-                         None if nd.basis is None else portable[id(nd.basis)]))
+                         None if nd.basis is None else portable[id(nd.basis)], nd.side))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
     return SubtreeResult(left, rounder.best_sse if better else None,
@@ -495,7 +500,7 @@ class _Coordinator:
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
                                budget, self.hints.pop(node.ident, []) if HINTS else [],
-                               *self.news(), basis=self.basis_of(node))
+                               *self.news(), basis=self.basis_of(node), side=node.side)
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
 
@@ -532,14 +537,14 @@ class _Coordinator:
             tree.root_fixed()                   # the root fixing at the better incumbent
             tree.reclose_root()
         kept: dict = {}                 # siblings share their parent's basis
-        for bound, depth, together, apart, hints, basis in [] if tree.proven else r.open:
+        for bound, depth, together, apart, hints, basis, side in [] if tree.proven else r.open:
             if hints:
                 self.hints[tree.ident] = hints
             if basis is not None:
                 if id(basis) not in kept:
                     kept[id(basis)] = tree.basis_book.keep(basis)
                 tree.basis_book.attach(tree.ident, kept[id(basis)])
-            tree.open.push(Node(bound, -depth, tree.ident, together, apart))
+            tree.open.push(Node(bound, -depth, tree.ident, together, apart, side=side))
             tree.ident += 1
         c = r.counts
         tree.nodes += c["nodes"]
@@ -550,6 +555,7 @@ class _Coordinator:
         tree.closer.better += c["node_closing_incumbents"]
         tree.closer.timed_out += c["node_closings_timed_out"]
         tree.closer.too_large += c["node_closings_too_large"]
+        tree.closer.skipped += c["node_closings_skipped"]
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]

@@ -88,7 +88,9 @@ class Node:
     """An open node of the tree: its bound (the parent's), −depth (deeper
     first on equal bounds), an id, the branching pairs on the path to it and
     the parent's final master basis (:class:`~mipagg.exact.master.Basis`,
-    this process only: never sent to a worker or saved in a checkpoint)."""
+    this process only: never sent to a worker or saved in a checkpoint) and
+    its index among its parent's children (−1: unknown, as after a
+    checkpoint), for :class:`~mipagg.exact.closingvalue.ClosingValue`."""
 
     bound: float
     depth_key: int                      # −depth: deeper first on equal bounds
@@ -96,6 +98,7 @@ class Node:
     together: tuple = field(compare=False, default=())
     apart: tuple = field(compare=False, default=())
     basis: object = field(compare=False, default=None, repr=False)
+    side: int = field(compare=False, default=-1)
 
     @property
     def depth(self) -> int:

@@ -1,0 +1,223 @@
+"""Node gap closings given at most the time of the subtree they would save
+(``node_close_cost``, mipagg.exact.closingvalue): the abstract branching
+model's subtree size against its recursion, the budgets and the nodes turned
+down, and bp with the rule on: the brute-force optimum serially and on two
+workers, each closing within its budget, the nodes turned down counted, and
+the model kept through a checkpoint."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from _bruteforce import optimal_partition
+from _strategies import tiny_instances
+from hypothesis import given, settings, strategies as st
+
+from mipagg.cli import main
+from mipagg.errors import ParameterError
+from mipagg.exact import checkpoint
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.closingvalue import CAP, PRIOR_NODES, ClosingValue, subtree_nodes
+from mipagg.exact.nodeclosing import NodeClosing
+from mipagg.exact.reference import set_partitioning
+from mipagg.subsets import subset
+
+NODE_CLOSING = dict(cuts=False, close_gap=False, mip_time=0, threads=1)
+
+
+def _recursion(gap: float, a: float, b: float) -> int:
+    """T(g) = 0 for g ≤ 0, else 2 + T(g − a) + T(g − b), as written."""
+    return 0 if gap <= 0 else 2 + _recursion(gap - a, a, b) + _recursion(gap - b, a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 24), st.integers(2, 12), st.integers(2, 12))
+def test_the_closed_form_counts_the_recursions_nodes(gap, a, b):
+    """Quarters are exact in binary, so the boundaries (a gap used up to 0)
+    fall the same way in both."""
+    assert subtree_nodes(gap / 4, a / 4, b / 4) == _recursion(gap / 4, a / 4, b / 4)
+
+
+def test_subtree_sizes_by_hand_and_at_the_extremes():
+    assert subtree_nodes(3.0, 1.0, 1.0) == 2 * (2 ** 3 - 1)     # a full tree of depth 3
+    assert subtree_nodes(1.0, 1.0, 5.0) == 2                    # one branching closes it
+    assert subtree_nodes(0.0, 1.0, 1.0) == subtree_nodes(-1.0, 1.0, 1.0) == 0
+    assert subtree_nodes(1.0, 0.0, 1.0) == CAP                  # a side that never gains
+    assert subtree_nodes(200.0, 1.0, 1.0) == CAP                # 2^200 nodes: capped
+    assert subtree_nodes(2.5, 0.5, 2.0) == subtree_nodes(2.5, 2.0, 0.5)
+
+
+def _value(gain=1.0, node=1.0, closings=((10.0, True),)) -> ClosingValue:
+    v = ClosingValue()
+    for side in (0, 1):
+        v.observe_gain(side, gain)
+    v.observe_node(node)
+    for seconds, closed in closings:
+        v.observe_closing(seconds, closed)
+    return v
+
+
+def test_a_closing_may_take_what_branching_its_subtree_would():
+    """Gains of 1 on both sides: a gap of 3 grows 14 nodes below the node, a
+    gap of 2 grows 6; at 1 s per node those are the closing's seconds."""
+    v = _value()
+    assert v.expected_nodes(3.0) == 14 and v.expected_nodes(2.0) == 6
+    assert v.budget(3.0, 99.0) == 14.0          # the mean of ended nodes, not this one's
+    v.observe_node(2.0)
+    assert v.budget(2.0, 99.0) == pytest.approx(6 * 1.5)
+    v.observe_gain(0, 3.0)                      # side 0's mean: 2
+    assert v.expected_nodes(2.0) == subtree_nodes(2.0, 2.0, 1.0) == 4
+
+
+def test_before_the_tree_has_taught_it_the_model_takes_priors():
+    """No gain yet: PRIOR_NODES nodes; gains of one side only: their mean on
+    both; no node ended yet: the current node's seconds; unknown sides and
+    infinite gains are left out, a gain below 0 (tolerances) counts as 0."""
+    v = ClosingValue()
+    assert v.budget(5.0, 2.0) == PRIOR_NODES * 2.0
+    v.observe_gain(-1, 1.0)
+    v.observe_gain(0, math.inf)
+    assert v.expected_nodes(5.0) == PRIOR_NODES
+    v.observe_gain(0, 1.0)
+    v.observe_gain(0, 2.0)
+    assert v.expected_nodes(3.0) == subtree_nodes(3.0, 1.5, 1.5)
+    v.observe_gain(1, -3.0)
+    assert list(v.gains[1]) == [0.0] and v.expected_nodes(3.0) == CAP
+
+
+def test_a_node_is_turned_down_when_its_budget_cannot_fit_a_closing_that_closes():
+    v = ClosingValue()
+    assert v.worth(1e-9) and not v.worth(0.0)
+    v.observe_closing(5.0, False)               # failures do not set the floor
+    assert v.worth(1.0)
+    v.observe_closing(10.0, True)
+    v.observe_closing(12.0, True)
+    assert not v.worth(9.9) and v.worth(10.0)
+
+
+def test_the_threshold_comes_first_and_turned_down_nodes_are_counted():
+    c = NodeClosing(50_000, 1.0, cost=True)
+    c.value = _value(closings=((100.0, True),))
+    assert c.budget(0.5, 0.0) == 2.0                    # 2 nodes × 1 s
+    assert not c.wants(2.0, budget=1e9) and c.skipped == 0      # above the threshold
+    assert not c.wants(0.5, budget=2.0) and c.skipped == 1      # 2 s against 100 s
+    assert c.wants(0.5, budget=100.0)
+    c.record("optimal", 0.5, seconds=1.0)
+    assert list(c.value.closings)[-1] == (1.0, True)
+    plain = NodeClosing(50_000, 1.0)
+    assert plain.value is None and plain.budget(0.5, 1.0) is None
+    assert NodeClosing(0, 1.0, cost=True).value is None
+
+
+@settings(max_examples=10, deadline=None)
+@given(tiny_instances(min_n=8))
+def test_bp_with_the_rule_reaches_the_brute_force_optimum(inst):
+    X, k = inst
+    opt = optimal_partition(X, k)[0]
+    r = branch_and_price(X, k, node_close_cost=True, **NODE_CLOSING)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+@pytest.fixture(scope="module")
+def tree24(census):
+    s = subset(census, 24, "random", 0)
+    return s.X, set_partitioning(s.X, 3, integral=True)[0]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_turned_down_closings_are_counted_and_the_optimum_stays(tree24, monkeypatch, workers):
+    """With the rule saying no to every node the tree tries no closing and
+    proves the optimum by branching alone; the nodes turned down are counted
+    (on two workers, added up from theirs)."""
+    X, opt = tree24
+    on = branch_and_price(X, 3, **NODE_CLOSING)
+    assert on.node_closings >= 1
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    r = branch_and_price(X, 3, node_close_cost=True, workers=workers, **NODE_CLOSING)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.node_closings == 0 and r.node_closings_skipped >= 1
+    assert r.nodes > on.nodes
+    assert r.summary()["node_closings_skipped"] == r.node_closings_skipped
+
+
+def test_the_count_survives_a_checkpoint(tree24, tmp_path, monkeypatch, capsys):
+    X, opt = tree24
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    path = tmp_path / "t.npz"
+    r = branch_and_price(X, 3, node_close_cost=True, node_limit=6, checkpoint=str(path),
+                         **NODE_CLOSING)
+    assert r.status == "node_limit" and r.node_closings_skipped >= 1
+    s = checkpoint.summary(checkpoint.load(path))
+    assert s["node_closings_skipped"] == r.node_closings_skipped
+    assert main(["tree", str(path)]) == 0
+    assert f"{r.node_closings_skipped:,} nodes turned down" in capsys.readouterr().out
+    kept = checkpoint.load(path).meta["closer"]["value"]      # the model goes on from it
+    assert len(kept["node_seconds"]) == r.nodes - 1 and sum(map(len, kept["gains"])) >= 1
+    again = ClosingValue()
+    again.adopt(kept)
+    assert again.state() == kept
+    adopted = []
+    real = ClosingValue.adopt
+    monkeypatch.setattr(ClosingValue, "adopt", lambda self, st: adopted.append(st) or
+                        real(self, st))
+    done = branch_and_price(X, 3, node_close_cost=True, resume=str(path), **NODE_CLOSING)
+    assert adopted == [checkpoint.load(path).meta["closer"]["value"]]
+    assert done.status == "optimal" and done.sse == pytest.approx(opt, abs=1e-7)
+    assert done.node_closings_skipped > r.node_closings_skipped
+
+
+def test_the_rule_learns_in_a_real_tree(census, monkeypatch):
+    """Unpatched, on 40 Census records at k = 4 with node closings capped at
+    50 clusters (most fail) and tried at every node (``node_close_gap``):
+    every closing the threshold lets through is weighed with a positive
+    budget, the counts add up, and the optimum is the one found without the
+    rule (the budgets read the clock, so the tree's size may vary)."""
+    X = subset(census, 40, "random", 0).X
+    options = dict(NODE_CLOSING, dive_time=0, node_close_max_columns=50, node_close_gap=1.0,
+                   branching="fractional")
+    plain = branch_and_price(X, 4, **options)
+    seen = []
+    real = ClosingValue.worth
+
+    def spy(self, budget):
+        out = real(self, budget)
+        seen.append((budget, out))
+        return out
+
+    monkeypatch.setattr(ClosingValue, "worth", spy)
+    r = branch_and_price(X, 4, node_close_cost=True, **options)
+    assert r.status == plain.status == "optimal"
+    assert r.sse == pytest.approx(plain.sse, abs=1e-7)
+    assert plain.node_closings_skipped == 0
+    assert all(budget > 0 for budget, _ in seen)
+    assert r.node_closings == sum(out for _, out in seen)
+    assert r.node_closings_skipped == sum(not out for _, out in seen)
+
+
+def test_the_option_is_a_flag():
+    with pytest.raises(ParameterError, match="node_close_cost"):
+        branch_and_price([[0.0], [1.0], [2.0], [3.0]], 2, node_close_cost="yes")
+
+
+def test_a_closing_keeps_to_its_budget(tree24, monkeypatch):
+    """Each full closing's deadline is its budget after it starts (the
+    default ``node_close_time`` above it); the optimum is unchanged."""
+    import time
+
+    from mipagg.exact import nodeclosing
+
+    X, opt = tree24
+    seen = []
+    real = nodeclosing.close_node
+
+    def spy(*args):
+        seen.append(args[9] - time.perf_counter())     # the deadline, from now
+        return real(*args)
+
+    monkeypatch.setattr(nodeclosing, "close_node", spy)
+    monkeypatch.setattr(ClosingValue, "budget", lambda self, gap, seconds: 0.5)
+    r = branch_and_price(X, 3, node_close_cost=True, time_limit=600, **NODE_CLOSING)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    assert r.node_closings >= 1 and len(seen) == r.node_closings
+    assert all(0 < left <= 0.5 for left in seen)
