@@ -58,3 +58,22 @@ def companies():
     from mipagg.instance import read_csv
 
     return read_csv(INSTANCES / "companies.csv", columns=["surface", "employees"])
+
+
+@pytest.fixture
+def closing_deadlines(monkeypatch):
+    """The seconds from each node gap closing's start to its deadline, as the
+    closings of the test's runs happen (bp's ``close_node`` spied on)."""
+    import time
+
+    from mipagg.exact import nodeclosing
+
+    seen: list = []
+    real = nodeclosing.close_node
+
+    def spy(*args):
+        seen.append(args[9] - time.perf_counter())     # the deadline, from now
+        return real(*args)
+
+    monkeypatch.setattr(nodeclosing, "close_node", spy)
+    return seen

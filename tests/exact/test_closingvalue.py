@@ -200,22 +200,11 @@ def test_the_option_is_a_flag():
         branch_and_price([[0.0], [1.0], [2.0], [3.0]], 2, node_close_cost="yes")
 
 
-def test_a_closing_keeps_to_its_budget(tree24, monkeypatch):
+def test_a_closing_keeps_to_its_budget(tree24, monkeypatch, closing_deadlines):
     """Each full closing's deadline is its budget after it starts (the
     default ``node_close_time`` above it); the optimum is unchanged."""
-    import time
-
-    from mipagg.exact import nodeclosing
-
     X, opt = tree24
-    seen = []
-    real = nodeclosing.close_node
-
-    def spy(*args):
-        seen.append(args[9] - time.perf_counter())     # the deadline, from now
-        return real(*args)
-
-    monkeypatch.setattr(nodeclosing, "close_node", spy)
+    seen = closing_deadlines
     monkeypatch.setattr(ClosingValue, "budget", lambda self, gap, seconds: 0.5)
     r = branch_and_price(X, 3, node_close_cost=True, time_limit=600, **NODE_CLOSING)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
