@@ -24,8 +24,9 @@ value, "np/inc" the partial node closings and the node closings that
 improved the incumbent.  ``--close-gap-time S``: bp's ``close_gap_time``
 (the root gap closing's own limit).  ``--branching A,B``: one run per
 branching rule (same-run A/B; default: bp's default rule).  ``--node-close-cost
-off,on``: one run per value of bp's ``node_close_cost`` (same-run A/B); the
-column "closings" gives the node closings tried, closed and turned down.
+off,on``: one run per value of bp's ``node_close_cost`` (same-run A/B; default
+on, as bp with a time limit); the column "closings" gives the node closings
+tried, closed and turned down.
 ``--heuristic S``: after each bp run, a line with its root LP bound and
 bound after cuts, and the heuristics alone on the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
 search from its partition for S seconds (seed 0), with their excess over bp's
@@ -67,8 +68,9 @@ def main(argv=None) -> int:
     ap.add_argument("--heuristic", type=float, default=None, metavar="S")
     ap.add_argument("--branching", default="",
                     help="comma-separated branching rules, one run each (default: bp's)")
-    ap.add_argument("--node-close-cost", default="off",
-                    help="comma-separated off/on: one run per value of node_close_cost")
+    ap.add_argument("--node-close-cost", default="on",
+                    help="comma-separated off/on: one run per value of node_close_cost "
+                         "(default on, bp's default with a time limit)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -96,8 +98,7 @@ def main(argv=None) -> int:
                 extra["node_close_partial"] = part
             if cost not in ("off", "on"):
                 raise SystemExit(f"--node-close-cost takes off and on, not {cost!r}")
-            if cost == "on":
-                extra["node_close_cost"] = True
+            extra["node_close_cost"] = cost == "on"
             if args.reclose_root:
                 extra["reclose_root"] = True
             if nbh == "off":

@@ -30,8 +30,9 @@ option at its default, one pricing thread):
 * ``*-nobasis``         any of the above with every node's LP started from the basis
   the last node left, not from its parent's (``node_basis=False``, the way
   before 2026-11-30).
-* ``*-cost``            any of the above with node gap closings weighed against the
-  subtree they would save (``node_close_cost``).
+* ``*-cost``, ``*-nocost``  any of the above with each node gap closing given at most
+  the time of the subtree it would save (``node_close_cost`` on; bp's default with a time
+  limit) or not (off).
 
 Printed per run: status, seconds (total, tree), nodes, depth, open nodes, how
 far the tree lifted the bound above the root's bound after cuts, best SSE,
@@ -72,7 +73,8 @@ def config(name: str) -> dict:
     rule, *flags = name.split("-")
     if rule.partition(":")[0] not in ("fractional", "fractional_index", "strong",
                                       "reliability") or \
-            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx", "nobasis", "cost"}:
+            not set(flags) <= {"nofix", "tree", "nodecuts", "treemip", "idx", "nobasis", "cost",
+                               "nocost"}:
         raise SystemExit(f"unknown configuration {name!r}")
     kw = dict(branching=rule, fixing="nofix" not in flags, node_basis="nobasis" not in flags)
     if "idx" in flags:
@@ -81,8 +83,8 @@ def config(name: str) -> dict:
         kw["node_cut_rounds"] = 3
     if "treemip" in flags:
         kw["tree_mip"] = 1.1
-    if "cost" in flags:
-        kw["node_close_cost"] = True
+    if "cost" in flags or "nocost" in flags:
+        kw["node_close_cost"] = "cost" in flags
     return {**kw, **(TREE_ONLY if "tree" in flags else {})}
 
 

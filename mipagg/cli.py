@@ -16,6 +16,13 @@ from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, interrupt_sta
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
 
 # Method options exposed on the command line: flag -> (python name, type, help).
+def _on_off(text: str) -> bool:
+    """An on/off option's value."""
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
+    return text == "on"
+
+
 METHOD_OPTIONS = {
     "--gamma": ("gamma", float, "V-MDAV gain factor (default 0.2)"),
     "--pricing": ("pricing", str, "cg pricing: auto|heuristic|enumeration|ilp"),
@@ -48,6 +55,9 @@ METHOD_OPTIONS = {
     "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "
                              "many clusters, close it partially over at most N clusters (a "
                              "search for better partitions; default 0: off)"),
+    "--node-close-cost": ("node_close_cost", _on_off, "bp: give each tree node's gap closing "
+                          "at most the time branching its subtree would take (on|off; "
+                          "default: on with --time-limit, off without)"),
     "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
                          "node whose gap is at most this fraction of the incumbent's SSE "
                          "(default 0: only where the adaptive threshold allows)"),

@@ -241,7 +241,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_time=None, close_gap_mip="auto",
                      close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
-                     node_close_partial=0, node_close_gap=0.0, node_close_cost=False,
+                     node_close_partial=0, node_close_gap=0.0, node_close_cost=None,
                      mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
@@ -309,8 +309,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         the node's subtree would take, by the abstract branching model over
         the tree's recent bound gains and node seconds, and is not tried when
         that is less than the fastest closing so far that closed its node
-        (:mod:`~mipagg.exact.closingvalue`; off by default;
-        docs/bench/casc_gap.md §51).
+        (:mod:`~mipagg.exact.closingvalue`; default: on with a time limit,
+        off without one, since it reads the clock; docs/bench/casc_gap.md
+        §51).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -477,6 +478,8 @@ class BranchAndPrice(ColumnGeneration):
         self.node_close_time = st.node_close_time
         if self.node_close_time is None and limit is not None:
             self.node_close_time = min(NODE_CLOSE_SECONDS, 0.1 * float(limit))
+        self.node_close_cost = limit is not None if st.node_close_cost is None \
+            else st.node_close_cost
         self.cuts_per_round = max(20, self.n // 5) if st.cuts_per_round is None \
             else int(st.cuts_per_round)
         self.tol_abs = self.ctx.tol * self.n
@@ -923,7 +926,7 @@ class BranchAndPrice(ColumnGeneration):
         self.closer = NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound,
                                    self.stop.deadline is not None, self.settings.node_close_gap,
-                                   self.settings.node_close_cost)
+                                   self.node_close_cost)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
@@ -983,7 +986,7 @@ class BranchAndPrice(ColumnGeneration):
         t0 = time.perf_counter()
         self.closer = NodeClosing(self.settings.node_close_max_columns, 0.0,
                                    self.stop.deadline is not None, self.settings.node_close_gap,
-                                   self.settings.node_close_cost)
+                                   self.node_close_cost)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
         self.tree_clock = (time.perf_counter(), self.nodes)

@@ -8,6 +8,7 @@ the model kept through a checkpoint."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from _bruteforce import optimal_partition
@@ -195,6 +196,29 @@ def test_the_rule_learns_in_a_real_tree(census, monkeypatch):
     assert r.node_closings_skipped == sum(not out for _, out in seen)
 
 
+def test_on_by_default_with_a_time_limit_only(tree24, monkeypatch):
+    """Like ``node_close_time``, the rule reads the clock: bp's default turns
+    it on in a run with a time limit (and on its workers), off without one."""
+    from mipagg.exact import nodeclosing
+
+    made = []
+
+    class Counted(ClosingValue):
+        def __init__(self, *args, **kwargs):
+            made.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(nodeclosing, "ClosingValue", Counted)
+    X, opt = tree24
+    for options, on in [({}, False), ({"time_limit": 600}, True),
+                        ({"time_limit": 600, "node_close_cost": False}, False),
+                        ({"node_close_cost": True}, True)]:
+        made.clear()
+        r = branch_and_price(X, 3, **options, **NODE_CLOSING)
+        assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+        assert bool(made) == on, options
+
+
 def test_the_option_is_a_flag():
     with pytest.raises(ParameterError, match="node_close_cost"):
         branch_and_price([[0.0], [1.0], [2.0], [3.0]], 2, node_close_cost="yes")
@@ -210,3 +234,13 @@ def test_a_closing_keeps_to_its_budget(tree24, monkeypatch, closing_deadlines):
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
     assert r.node_closings >= 1 and len(seen) == r.node_closings
     assert all(0 < left <= 0.5 for left in seen)
+
+
+def test_the_cli_takes_it_as_on_or_off(capsys):
+    path = str(Path(__file__).resolve().parents[2] / "instances" / "normal_n11_p3_seed1.csv")
+    assert main(["run", path, "-k", "3", "--method", "bp", "--node-close-cost", "off",
+                 "--time-limit", "30"]) == 0
+    assert "'node_close_cost': False" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["run", path, "-k", "3", "--method", "bp", "--node-close-cost", "yes"])
+    assert stop.value.code == 2 and "expected on or off" in capsys.readouterr().err
