@@ -1128,8 +1128,9 @@ class BranchAndPrice(ColumnGeneration):
         if res.stop.reason != "converged" or self.node_close_time == 0:
             return bound
         t1 = time.perf_counter()
-        budget = closer.budget(g, t1 - self.node_started)
-        full = closer.wants(g, self.rounder.best_sse, budget)
+        full = closer.wants(g, self.rounder.best_sse)
+        budget = closer.budget(g, t1 - self.node_started) if full else None
+        full = full and closer.affords(budget)
         if not (full or (st.node_close_partial and closer.wants_partial())):
             return bound
         seconds = _earliest(self.node_close_time, budget) if full else self.node_close_time

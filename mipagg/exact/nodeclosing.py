@@ -50,7 +50,7 @@ class NodeClosing:
     ``cost`` (``node_close_cost``) a full closing gets at most the time
     :class:`~mipagg.exact.closingvalue.ClosingValue` (``value``) gives it
     (:meth:`budget`), and a node the threshold lets through is turned down
-    when that is too little; ``skipped`` counts those nodes."""
+    when that is too little (:meth:`affords`); ``skipped`` counts those nodes."""
 
     def __init__(self, max_columns: int, root_gap: float, timed: bool = False,
                  floor: float = 0.0, cost: bool = False):
@@ -71,15 +71,17 @@ class NodeClosing:
         no ``cost`` rule); ``node_seconds``: the node's own so far."""
         return None if self.value is None else self.value.budget(node_gap, node_seconds)
 
-    def wants(self, node_gap: float, incumbent: float = 0.0, budget: float | None = None) -> bool:
-        """Whether the full closing is tried at a node with ``node_gap``,
-        given its :meth:`budget`."""
-        if not (node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)):
-            return False
-        if self.value is not None and budget is not None and not self.value.worth(budget):
-            self.skipped += 1
-            return False
-        return True
+    def wants(self, node_gap: float, incumbent: float = 0.0) -> bool:
+        """Whether the threshold lets the full closing through at a node with ``node_gap``."""
+        return node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)
+
+    def affords(self, budget: float | None) -> bool:
+        """Whether a full closing with ``budget`` seconds (:meth:`budget`) is
+        tried; a node turned down counts in ``skipped``."""
+        if self.value is None or budget is None or self.value.worth(budget):
+            return True
+        self.skipped += 1
+        return False
 
     def wants_partial(self) -> bool:
         return not self.timed or \

@@ -101,9 +101,9 @@ def test_the_threshold_comes_first_and_turned_down_nodes_are_counted():
     c = NodeClosing(50_000, 1.0, cost=True)
     c.value = _value(closings=((100.0, True),))
     assert c.budget(0.5, 0.0) == 2.0                    # 2 nodes × 1 s
-    assert not c.wants(2.0, budget=1e9) and c.skipped == 0      # above the threshold
-    assert not c.wants(0.5, budget=2.0) and c.skipped == 1      # 2 s against 100 s
-    assert c.wants(0.5, budget=100.0)
+    assert not c.wants(2.0) and c.wants(0.5)            # the threshold, as without the rule
+    assert not c.affords(2.0) and c.skipped == 1        # 2 s against 100 s
+    assert c.affords(100.0) and c.affords(None) and c.skipped == 1
     c.record("optimal", 0.5, seconds=1.0)
     assert list(c.value.closings)[-1] == (1.0, True)
     plain = NodeClosing(50_000, 1.0)
