@@ -10,6 +10,7 @@ partition (method, IL), a certified lower bound (IL), the gap and the times.
     python scripts/casc.py --polish S [--polish-groups G] [--polish-move-time S]
                            [--polish-seed N] [--polish-guide distance|lp] [--cells ...]
     python scripts/casc.py --replay --cells census:3 [--budget-bound S]
+    python scripts/casc.py --cells census:5 --initial FILE --initial-note TEXT [...]
     python scripts/casc.py --table-only
 
 Per cell (data set × k):
@@ -47,6 +48,11 @@ cell stays that of its earlier runs.  ``--polish-guide lp`` skips the
 merge-and-resplit step: the sub-problems are groups that ``bp``'s root master
 LP links (:func:`mipagg.exact.guide.lp_affinity`, computed from the label
 file within the budget).
+
+``--initial FILE`` (one cell) brings in a partition made elsewhere, e.g. by a
+benchmark's tree: it is checked, recorded as a stage of its own (role
+``given``, with ``--initial-note``) and competes with the others; the bound
+stage starts from it when it is the best at hand, ``--polish`` always does.
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (its recorded method and options, from the committed label file)
@@ -408,6 +414,21 @@ class Cell:
         log(f"  {method}: IL {p.il():.6f} in {entry['wall_seconds']:.1f} s")
         return p
 
+    def given(self, labels, path: Path, note: str) -> int:
+        """A partition made elsewhere (``--initial FILE``), recorded as a stage of
+        its own so that the table names it as the source of what it leads to."""
+        p = mipagg.Partition(labels, self.inst.X)
+        entry = {"stage": len(self.stages), "role": "given", "method": "label file",
+                 "options": {}, "seed": None, "improve": None, "command": None,
+                 "source_label": rel(path), "note": note or "no note given",
+                 "wall_seconds": 0.0,
+                 "result": {"sse": float(p.sse()), "il": float(p.il())},
+                 "labels_sha256": labels_sha(labels)}
+        self.stages.append(entry)
+        self.consider(p, entry["stage"])
+        log(f"{self.data} k={self.k}: given label file {rel(path)}: IL {p.il():.6f}")
+        return entry["stage"]
+
     # --- the two stages ------------------------------------------------------------------
 
     def primal(self, budget: float, seed: int) -> dict:
@@ -486,6 +507,8 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     load_start = list(os.getloadavg())
     cell = Cell(data, k, data_path)
     primal = cell.primal(args.budget_primal, args.seed)
+    if args.initial is not None:
+        cell.given(args.initial[k], args.initial_path, args.initial_note)
     if cell.best is not None:
         primal.update(best_stage=cell.best[2], best_sse=cell.best[0],
                       best_il=cell.stages[cell.best[2]]["result"]["il"])
@@ -493,8 +516,11 @@ def run_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions
     committed = committed_partition(label_path, data_path, k)
     initial, initial_from = None, "none (every primal stage failed)"
     if cell.best is not None:
-        initial, initial_from = cell.best[1], (f"best partition of this run's primal stage "
-                                               f"(stage {cell.best[2]})")
+        st = cell.stages[cell.best[2]]
+        initial, initial_from = cell.best[1], (
+            f"the given label file {st['source_label']} (stage {cell.best[2]})"
+            if st["role"] == "given" else
+            f"best partition of this run's primal stage (stage {cell.best[2]})")
     if committed is not None and (cell.best is None
                                   or committed[1]["sse"] < cell.best[0] * (1 - REL_TOL)):
         initial, initial_from = committed[0], f"the committed label file {rel(label_path)}"
@@ -546,7 +572,9 @@ def save_cell(cell, committed, label_path: Path, run_meta: dict, args, primal: d
                        "polish_move_time": args.polish_move_time,
                        "polish_seed": args.polish_seed,
                        "polish_guide": args.polish_guide,
-                       "workers": args.workers, "bp_options": args.bp_options},
+                       "workers": args.workers, "bp_options": args.bp_options,
+                       "initial": None if args.initial is None else rel(args.initial_path),
+                       "initial_note": args.initial_note or None},
         "primal": primal, "bound": bound, "stages": cell.stages,
         "best": {"stage": index, "role": best_stage["role"], "method": best_stage["method"],
                  "sse": sse, "il": 100 * sse / check["independent"]["sst"],
@@ -573,27 +601,33 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
     cell = Cell(data, k, data_path)
     label_path = solutions / f"{data}_k{k}.csv"
     committed = committed_partition(label_path, data_path, k)
-    if committed is None:
+    if committed is None and args.initial is None:
         raise SystemExit(f"casc: --polish needs the label file {rel(label_path)}")
-    record = load_record(runs_dir / f"{data}_k{k}.json") or {"runs": []}
-    sha = labels_sha(committed[0])
-    producer = find_producer(record["runs"], sha)
-    origin = stage_label(producer[1], producer[0]["stages"]) if producer else "label file"
     t0 = time.perf_counter()
-    start = mipagg.Partition(committed[0], cell.inst.X)
+    if args.initial is not None:     # --initial FILE: polish that partition instead
+        source = cell.given(args.initial[k], args.initial_path, args.initial_note)
+        origin, start_labels, start_from = None, args.initial[k], rel(args.initial_path)
+    else:
+        record = load_record(runs_dir / f"{data}_k{k}.json") or {"runs": []}
+        producer = find_producer(record["runs"], labels_sha(committed[0]))
+        origin = stage_label(producer[1], producer[0]["stages"]) if producer else "label file"
+        source, start_labels, start_from = None, committed[0], rel(label_path)
+    start = mipagg.Partition(start_labels, cell.inst.X)
     exact_options = {"groups": args.polish_groups, "move_time": args.polish_move_time}
     if args.polish_guide == "lp":
         # the root LP's record-pair weights replace the merge-split step
         exact_options["guide"] = "lp"
-        cell.polish(start, None, "exact", budget=args.polish, source_label=origin,
+        cell.polish(start, source, "exact", budget=args.polish, source_label=origin,
                     exact_options=exact_options, seed=args.polish_seed, verbose=args.verbose)
     else:
-        mid = cell.polish(start, None, "merge-split", budget=args.polish / 3,
+        mid = cell.polish(start, source, "merge-split", budget=args.polish / 3,
                           source_label=origin, seed=args.polish_seed, verbose=args.verbose)
-        cell.polish(mid, 0, "exact", budget=max(1.0, args.polish - (time.perf_counter() - t0)),
+        cell.polish(mid, len(cell.stages) - 1, "exact",
+                    budget=max(1.0, args.polish - (time.perf_counter() - t0)),
                     exact_options=exact_options, seed=args.polish_seed, verbose=args.verbose)
-    primal = {"method": "polish", "fallback": False, "from": rel(label_path),
-              "from_sha256": sha, "from_il": committed[1]["il"],
+    primal = {"method": "polish", "fallback": False, "from": start_from,
+              "from_sha256": labels_sha(start_labels),
+              "from_il": float(start.il()),
               "wall_seconds": time.perf_counter() - t0, "best_stage": cell.best[2],
               "best_sse": cell.best[0], "best_il": cell.stages[cell.best[2]]["result"]["il"]}
     bound = {"method": None, "note": "polish run: no bound stage", "lower_bound": None}
@@ -733,6 +767,8 @@ def load_record(path: Path):
 # the table
 
 def stage_label(stage: dict, stages: list[dict]) -> str:
+    if stage["role"] == "given":
+        return f"label file {Path(stage['source_label']).name}: {stage['note']}"
     if stage["role"] == "polish":
         src = stage.get("source_stage")
         base = stage_label(stages[src], stages) if src is not None else stage["source_label"]
@@ -1059,6 +1095,32 @@ def parse_cells(text: str | None) -> list[tuple[str, int]]:
     return cells
 
 
+def given_partition(args, cells: list[tuple[str, int]], data_dir: Path):
+    """``--initial FILE``: ({k: labels}, path) after checking, before any stage
+    runs, that FILE is a k-feasible label file of the one cell asked for;
+    (None, None) without it.  ValueError says what is wrong."""
+    if args.initial is None:
+        if args.initial_note:
+            raise ValueError("--initial-note needs --initial FILE")
+        return None, None
+    if args.replay:
+        raise ValueError("--replay starts from the committed label file; drop --initial")
+    if len(cells) != 1:
+        raise ValueError("--initial FILE needs exactly one cell (--cells data:k)")
+    (data, k), path = cells[0], args.initial
+    if not path.is_file():
+        raise ValueError(f"--initial: no such file {path}")
+    try:
+        labels = read_labels(path)
+        rep = recompute(data_dir / f"{data}.csv", labels, k)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--initial: {path} is not a label file of {data}: {exc}") from None
+    if not rep["feasible"]:
+        raise ValueError(f"--initial: {path} is not a {k}-partition of {data} "
+                         "(a group has fewer than k records)")
+    return {k: labels}, path.resolve()
+
+
 def main(argv=None) -> int:
     default_data = REPO.parent / "shared" / "data"
     ap = argparse.ArgumentParser(prog="casc", description=__doc__,
@@ -1101,6 +1163,13 @@ def main(argv=None) -> int:
     ap.add_argument("--polish-seed", type=int, default=0, metavar="N",
                     help="--polish: seed of both searches (the order in which groups are "
                          "visited; default 0)")
+    ap.add_argument("--initial", type=Path, metavar="FILE",
+                    help="one cell only: a label file made elsewhere (header group, one label "
+                         "per record), recorded as a stage of its own; the bound stage (or "
+                         "--polish) starts from it when it is the best partition at hand")
+    ap.add_argument("--initial-note", default="", metavar="TEXT",
+                    help="--initial: how the label file was made (recorded, shown in the "
+                         "table)")
     ap.add_argument("--replay", action="store_true",
                     help="instead of the stages: rerun the bound stage behind each cell's "
                          "certified bound with its recorded options, from the committed "
@@ -1141,6 +1210,11 @@ def main(argv=None) -> int:
         if args.polish_groups < 2 or not args.polish_move_time > 0:
             print("casc: --polish-groups needs at least 2 groups and --polish-move-time a "
                   "positive number of seconds", file=sys.stderr)
+            return 2
+        try:
+            args.initial, args.initial_path = given_partition(args, cells, data_dir)
+        except ValueError as exc:
+            print(f"casc: {exc}", file=sys.stderr)
             return 2
         if args.replay:
             ok = [replay_cell(data, k, data_dir / f"{data}.csv", args, meta, args.solutions,

@@ -171,6 +171,64 @@ def test_casc_polish_guided_by_the_lp_on_a_copy(tmp_path):
     assert "lp_affinity" in stage["note"]
 
 
+def _casc(*args):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                           *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+def test_casc_initial_file_that_is_no_k_partition_is_refused_before_any_stage(tmp_path):
+    _, label, out, sol = _census_k3_copy(tmp_path)
+    labels = _read_labels(label)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("group\n" + "\n".join(map(str, range(labels.size))) + "\n")
+    record = (out / "casc_runs" / "census_k3.json").read_text()
+    for extra in (["--initial", bad], ["--initial", tmp_path / "missing.csv"],
+                  ["--initial", label, "--cells", "census:3,census:4"],
+                  ["--initial-note", "no file"]):
+        cells = [] if "--cells" in extra else ["--cells", "census:3"]
+        proc = _casc("--polish", "2", *cells, *extra, "--out", out, "--solutions", sol)
+        assert proc.returncode == 2 and "casc: " in proc.stderr, (extra, proc.stderr)
+        assert "polish" not in proc.stderr.split("casc: ")[0]    # no stage ran
+    assert (out / "casc_runs" / "census_k3.json").read_text() == record
+    assert "not a 3-partition" in _casc("--polish", "2", "--cells", "census:3", "--initial",
+                                        bad, "--out", out, "--solutions", sol).stderr
+
+
+def test_casc_initial_file_better_than_the_committed_one_becomes_the_cell_partition(tmp_path):
+    """``--initial FILE``: a partition made elsewhere is recorded as a stage of
+    its own (role ``given``), polished, written when it beats the committed
+    label file, and named in the table as the source of the partition."""
+    data_path, label, out, sol = _census_k3_copy(tmp_path)
+    best = _read_labels(label)
+    given = tmp_path / "given.csv"
+    shutil.copy(label, given)
+    worse = np.arange(best.size) // 3              # groups of 3 in input order
+    # a partition no recorded run made: the runs that found the optimum are dropped
+    path = out / "casc_runs" / "census_k3.json"
+    record, sha = json.loads(path.read_text()), hashlib.sha256(label.read_bytes()).hexdigest()
+    record["runs"] = [r for r in record["runs"]
+                      if all(st.get("labels_sha256") != sha for st in r["stages"])]
+    path.write_text(json.dumps(record))
+    (sol / "census_k3.csv").write_text("group\n" + "\n".join(map(str, worse)) + "\n")
+    proc = _casc("--polish", "2", "--polish-groups", "4", "--polish-move-time", "1",
+                 "--cells", "census:3", "--initial", given, "--initial-note", "made by hand",
+                 "--out", out, "--solutions", sol)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"][-1]
+    assert [st["role"] for st in run["stages"]] == ["given", "polish", "polish"]
+    assert [st.get("source_stage") for st in run["stages"][1:]] == [0, 1]
+    stage = run["stages"][0]
+    assert stage["note"] == "made by hand" and stage["source_label"].endswith("given.csv")
+    assert stage["labels_sha256"] == run["primal"]["from_sha256"]
+    assert run["parameters"]["initial_note"] == "made by hand"
+    assert run["label_file"]["written"]
+    after = _il(data_path, _read_labels(sol / "census_k3.csv"), 3)
+    assert after <= _il(data_path, best, 3) + 1e-9 < _il(data_path, worse, 3)
+    row = next(r for r in csv.DictReader(open(out / "casc.csv")) if r["data"] == "census"
+               and r["k"] == "3")
+    assert row["method"].startswith("label file given.csv: made by hand")
+
+
 def _replay(tmp_path, edit=None):
     """``scripts/casc.py --replay`` of census k = 3 with a 3-s budget on a copy
     of the record and label file; ``edit`` may change the copied record first.
