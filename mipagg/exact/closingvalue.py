@@ -16,7 +16,10 @@ to the cutoff is gone (:func:`subtree_nodes`); before a child of each side
 has been solved both sides take the mean of the gains seen, and before any
 ``PRIOR_NODES``.  A node is turned down when its budget is below the fastest
 closing so far that closed its node.  Budgets read the clock, so two runs may
-try different closings; what they prove is the same.
+try different closings; what they prove is the same.  On several workers each
+worker's model learns from its own nodes, and hands what it saw since its last
+task to the coordinator (:meth:`ClosingValue.take_fresh`,
+:meth:`ClosingValue.absorb`), whose model a checkpoint keeps.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class ClosingValue:
         self.gains: tuple = (deque(maxlen=window), deque(maxlen=window))
         self.node_seconds: deque = deque(maxlen=window)
         self.closings: deque = deque(maxlen=window)
+        # what was seen since the last take_fresh(), per kind (only the last window counts)
+        self.fresh: tuple = (deque(maxlen=window), deque(maxlen=window), deque(maxlen=window))
 
     def state(self) -> dict:
         """What a checkpoint keeps (:meth:`adopt` takes it back)."""
@@ -79,18 +84,39 @@ class ClosingValue:
         self.node_seconds.extend(float(s) for s in state["node_seconds"])
         self.closings.extend((float(s), bool(c)) for s, c in state["closings"])
 
+    def take_fresh(self) -> dict:
+        """What was observed since the last call (gains as (side, gain), node
+        seconds, closings as (seconds, closed)), for :meth:`absorb` elsewhere."""
+        out = {"gains": list(self.fresh[0]), "node_seconds": list(self.fresh[1]),
+               "closings": list(self.fresh[2])}
+        for d in self.fresh:
+            d.clear()
+        return out
+
+    def absorb(self, fresh: dict) -> None:
+        """Another model's :meth:`take_fresh`, observed here in its order per kind."""
+        for side, gain in fresh["gains"]:
+            self.observe_gain(side, gain)
+        for seconds in fresh["node_seconds"]:
+            self.observe_node(seconds)
+        for seconds, closed in fresh["closings"]:
+            self.observe_closing(seconds, closed)
+
     def observe_gain(self, side: int, gain: float) -> None:
         """A solved child's bound over its parent's; ``side``: its index
         among its parent's children (else −1: unknown, ignored)."""
         if side in (0, 1) and math.isfinite(gain):
             self.gains[side].append(max(gain, 0.0))
+            self.fresh[0].append((side, max(gain, 0.0)))
 
     def observe_node(self, seconds: float) -> None:
         """A node's seconds, its gap closing left out."""
         self.node_seconds.append(seconds)
+        self.fresh[1].append(seconds)
 
     def observe_closing(self, seconds: float, closed: bool) -> None:
         self.closings.append((seconds, closed))
+        self.fresh[2].append((seconds, closed))
 
     def expected_nodes(self, gap: float) -> float:
         """The model's subtree below a node with ``gap`` (:func:`subtree_nodes`)."""

@@ -154,7 +154,8 @@ class SubtreeResult:
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
     which worker (process and thread) it is, the least bound of the nodes
-    it cut off and its own pseudocost observations (reliability branching)."""
+    it cut off, its own pseudocost observations (reliability branching) and
+    what its ``node_close_cost`` model saw during the task, or None."""
 
     open: list
     sse: float | None
@@ -167,6 +168,7 @@ class SubtreeResult:
     worker: str = ""
     pruned: float = np.inf          # least bound of the nodes it cut off
     observations: list = field(default_factory=list)
+    closing_value: dict | None = None   # ClosingValue.take_fresh() of node_close_cost
 
 
 # ---------------------------------------------------------------- the worker side
@@ -202,6 +204,8 @@ def build_worker(snap: Snapshot):
     tree.heard = set()          # the log indices of the observations it has had
     tree.closer = copy.deepcopy(snap.closer)
     tree.closer.restart()
+    if tree.closer.value is not None:
+        tree.closer.value.take_fresh()      # the coordinator has seen those already
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
     tree.root = NodeResult(snap.root_stop, None, 0)     # its duals fix columns again
     tree.pool_fixed = len(tree.master.columns)
@@ -271,13 +275,15 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          None if nd.basis is None else portable[id(nd.basis)], nd.side))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
+    value = tree.closer.value
     return SubtreeResult(left, rounder.best_sse if better else None,
                          rounder.best.labels.copy() if better else None,
                          {c: after[c] - before[c] for c in _COUNTS}, tree.max_depth,
                          tree.tree_status == "time_limit", time.perf_counter() - t0,
                          list(tree.master.columns[pool:]),
                          me, tree.pruned_bound,
-                         tree.branching.take_fresh() if learns else [])
+                         tree.branching.take_fresh() if learns else [],
+                         None if value is None else value.take_fresh())
 
 
 def _support(master, solution) -> list:
@@ -556,6 +562,8 @@ class _Coordinator:
         tree.closer.timed_out += c["node_closings_timed_out"]
         tree.closer.too_large += c["node_closings_too_large"]
         tree.closer.skipped += c["node_closings_skipped"]
+        if r.closing_value is not None and tree.closer.value is not None:
+            tree.closer.value.absorb(r.closing_value)   # the model a checkpoint keeps
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]

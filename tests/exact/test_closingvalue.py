@@ -168,6 +168,42 @@ def test_the_count_survives_a_checkpoint(tree24, tmp_path, monkeypatch, capsys):
     assert done.node_closings_skipped > r.node_closings_skipped
 
 
+_OBSERVATION = st.one_of(
+    st.tuples(st.just("gain"), st.sampled_from([-1, 0, 1]), st.floats(-1, 10)),
+    st.tuples(st.just("node"), st.floats(0, 5)),
+    st.tuples(st.just("closing"), st.floats(0, 5), st.booleans()))
+
+
+@given(st.lists(_OBSERVATION, max_size=150), st.integers(0, 150))
+@settings(max_examples=60, deadline=None)
+def test_what_a_worker_saw_reaches_the_coordinators_model(events, cut):
+    """A worker's fresh observations (``take_fresh``), absorbed by another
+    model in one or two hand-overs, leave both with the same recent window;
+    a hand-over is never repeated."""
+    worker, coordinator = ClosingValue(), ClosingValue()
+    for i, (kind, *args) in enumerate(events):
+        getattr(worker, f"observe_{kind}")(*args)
+        if i + 1 == cut:
+            coordinator.absorb(worker.take_fresh())
+    coordinator.absorb(worker.take_fresh())
+    assert coordinator.state() == worker.state()
+    assert worker.take_fresh() == {"gains": [], "node_seconds": [], "closings": []}
+
+
+def test_on_two_workers_the_checkpoint_keeps_what_the_workers_learnt(tree24, tmp_path,
+                                                                    monkeypatch):
+    """The coordinator solves no node after the root; the model it saves is
+    the workers' (one node time per node they solved)."""
+    X, _ = tree24
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    path = tmp_path / "t.npz"
+    r = branch_and_price(X, 3, node_close_cost=True, node_limit=8, workers=2,
+                         checkpoint=str(path), **NODE_CLOSING)
+    assert r.status == "node_limit" and r.nodes > 2
+    kept = checkpoint.load(path).meta["closer"]["value"]
+    assert len(kept["node_seconds"]) == r.nodes - 1 and sum(map(len, kept["gains"])) >= 2
+
+
 def test_the_rule_learns_in_a_real_tree(census, monkeypatch):
     """Unpatched, on 40 Census records at k = 4 with node closings capped at
     50 clusters (most fail) and tried at every node (``node_close_gap``):
