@@ -818,6 +818,8 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
         row["primal_seconds"] = run["primal"]["wall_seconds"]
         if st["role"] == "bound":    # found by the bound stage: the run up to its end
             row["primal_seconds"] += st["wall_seconds"]
+        elif st["role"] == "given":  # made elsewhere (--initial): its time is not recorded
+            row["primal_seconds"] = None
         row["found_by"] = st["role"]
         row["partition_run_started"] = run["started"]
         row["partition_commands"] = [r["command"] for r in lineage(runs, run)]
@@ -936,7 +938,9 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
     lines += ["", "Times are wall-clock seconds of the run that found the partition (primal "
               "stage; for a partition found by the bound stage, both stages; for a partition "
               "polished by `--polish`, of the polishing run, which "
-              "starts from the label file of an earlier run) and of the run that found the "
+              "starts from the label file of an earlier run; none for a partition made "
+              "elsewhere and brought in by `--initial FILE`, whose note in the method column "
+              "says how) and of the run that found the "
               "bound (bound stage); the machine, load and every stage are in the records. "
               "A tree resumed from checkpoints (`--bp-option resume=FILE`) says in its status "
               "how many recorded runs it went through and their bound stages' hours in "

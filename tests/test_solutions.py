@@ -227,6 +227,7 @@ def test_casc_initial_file_better_than_the_committed_one_becomes_the_cell_partit
     row = next(r for r in csv.DictReader(open(out / "casc.csv")) if r["data"] == "census"
                and r["k"] == "3")
     assert row["method"].startswith("label file given.csv: made by hand")
+    assert row["primal_seconds"] == ""              # made elsewhere: no time of its own
 
 
 def _replay(tmp_path, edit=None):
