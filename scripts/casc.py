@@ -1197,6 +1197,9 @@ def main(argv=None) -> int:
     args.budget_bound = budgets[1] if args.budget_bound is None else args.budget_bound
     data_dir = args.data_dir if args.data_dir and Path(args.data_dir).is_dir() else None
     runs_dir = args.out / "casc_runs"
+    if args.table_only and (args.initial is not None or args.initial_note):
+        print("casc: --table-only runs no stage; drop --initial", file=sys.stderr)
+        return 2
     if not args.table_only:
         if data_dir is None:
             print(f"casc: data directory not found ({args.data_dir}); give it as the first "

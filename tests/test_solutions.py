@@ -184,7 +184,7 @@ def test_casc_initial_file_that_is_no_k_partition_is_refused_before_any_stage(tm
     record = (out / "casc_runs" / "census_k3.json").read_text()
     for extra in (["--initial", bad], ["--initial", tmp_path / "missing.csv"],
                   ["--initial", label, "--cells", "census:3,census:4"],
-                  ["--initial-note", "no file"]):
+                  ["--initial-note", "no file"], ["--initial", label, "--table-only"]):
         cells = [] if "--cells" in extra else ["--cells", "census:3"]
         proc = _casc("--polish", "2", *cells, *extra, "--out", out, "--solutions", sol)
         assert proc.returncode == 2 and "casc: " in proc.stderr, (extra, proc.stderr)
