@@ -15,7 +15,6 @@ from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, interrupt_sta
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
 
-# Method options exposed on the command line: flag -> (python name, type, help).
 def _on_off(text: str) -> bool:
     """An on/off option's value."""
     if text not in ("on", "off"):
@@ -23,6 +22,7 @@ def _on_off(text: str) -> bool:
     return text == "on"
 
 
+# Method options exposed on the command line: flag -> (python name, type, help).
 METHOD_OPTIONS = {
     "--gamma": ("gamma", float, "V-MDAV gain factor (default 0.2)"),
     "--pricing": ("pricing", str, "cg pricing: auto|heuristic|enumeration|ilp"),

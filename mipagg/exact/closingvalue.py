@@ -70,8 +70,7 @@ class ClosingValue:
         self.gains: tuple = (deque(maxlen=window), deque(maxlen=window))
         self.node_seconds: deque = deque(maxlen=window)
         self.closings: deque = deque(maxlen=window)
-        # what was seen since the last take_fresh(), per kind (only the last window counts)
-        self.fresh: tuple = (deque(maxlen=window), deque(maxlen=window), deque(maxlen=window))
+        self.unsent = [0, 0, 0, 0]   # per deque of _deques(): entries since take_fresh()
 
     def state(self) -> dict:
         """What a checkpoint keeps (:meth:`adopt` takes it back)."""
@@ -84,19 +83,21 @@ class ClosingValue:
         self.node_seconds.extend(float(s) for s in state["node_seconds"])
         self.closings.extend((float(s), bool(c)) for s, c in state["closings"])
 
+    def _deques(self) -> tuple:
+        return (*self.gains, self.node_seconds, self.closings)
+
     def take_fresh(self) -> dict:
-        """What was observed since the last call (gains as (side, gain), node
-        seconds, closings as (seconds, closed)), for :meth:`absorb` elsewhere."""
-        out = {"gains": list(self.fresh[0]), "node_seconds": list(self.fresh[1]),
-               "closings": list(self.fresh[2])}
-        for d in self.fresh:
-            d.clear()
-        return out
+        """What was observed since the last call (at most the window of each
+        kind; the tails of the model's own deques), for :meth:`absorb` elsewhere."""
+        tails = [list(d)[len(d) - min(u, len(d)):] for d, u in zip(self._deques(), self.unsent)]
+        self.unsent = [0, 0, 0, 0]
+        return {"gains": tails[:2], "node_seconds": tails[2], "closings": tails[3]}
 
     def absorb(self, fresh: dict) -> None:
         """Another model's :meth:`take_fresh`, observed here in its order per kind."""
-        for side, gain in fresh["gains"]:
-            self.observe_gain(side, gain)
+        for side, gains in enumerate(fresh["gains"]):
+            for gain in gains:
+                self.observe_gain(side, gain)
         for seconds in fresh["node_seconds"]:
             self.observe_node(seconds)
         for seconds, closed in fresh["closings"]:
@@ -107,16 +108,16 @@ class ClosingValue:
         among its parent's children (else −1: unknown, ignored)."""
         if side in (0, 1) and math.isfinite(gain):
             self.gains[side].append(max(gain, 0.0))
-            self.fresh[0].append((side, max(gain, 0.0)))
+            self.unsent[side] += 1
 
     def observe_node(self, seconds: float) -> None:
         """A node's seconds, its gap closing left out."""
         self.node_seconds.append(seconds)
-        self.fresh[1].append(seconds)
+        self.unsent[2] += 1
 
     def observe_closing(self, seconds: float, closed: bool) -> None:
         self.closings.append((seconds, closed))
-        self.fresh[2].append((seconds, closed))
+        self.unsent[3] += 1
 
     def expected_nodes(self, gap: float) -> float:
         """The model's subtree below a node with ``gap`` (:func:`subtree_nodes`)."""

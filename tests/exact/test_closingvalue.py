@@ -187,7 +187,7 @@ def test_what_a_worker_saw_reaches_the_coordinators_model(events, cut):
             coordinator.absorb(worker.take_fresh())
     coordinator.absorb(worker.take_fresh())
     assert coordinator.state() == worker.state()
-    assert worker.take_fresh() == {"gains": [], "node_seconds": [], "closings": []}
+    assert worker.take_fresh() == {"gains": [[], []], "node_seconds": [], "closings": []}
 
 
 def test_on_two_workers_the_checkpoint_keeps_what_the_workers_learnt(tree24, tmp_path,
