@@ -17,9 +17,9 @@ has been solved both sides take the mean of the gains seen, and before any
 ``PRIOR_NODES``.  A node is turned down when its budget is below the fastest
 closing so far that closed its node.  Budgets read the clock, so two runs may
 try different closings; what they prove is the same.  On several workers each
-worker's model learns from its own nodes, and hands what it saw since its last
-task to the coordinator (:meth:`ClosingValue.take_fresh`,
-:meth:`ClosingValue.absorb`), whose model a checkpoint keeps.
+worker hands what its model saw during a task to the coordinator
+(:meth:`ClosingValue.take_fresh`, :meth:`ClosingValue.absorb`), whose model a
+checkpoint keeps and every next task takes, so all workers learn from all nodes.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ root's column pool and cuts, the root's pair fixing and node gap-closing
 threshold, and reliability branching's pseudocosts; its own pool then grows
 with the nodes it solves.  The columns and the strong-branching probes
 (pseudocost observations) each worker finds reach the others with their
-next tasks.  Each node travels with its parent's final master basis, its
+next tasks; so do the node gap-closing threshold a worker's closing sets
+and what its ``node_close_cost`` model sees, through the coordinator.  Each node travels with its parent's final master basis, its
 basic columns as clusters (:class:`~mipagg.exact.bases.PortableBasis`,
 kept by the coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so
 that its first LP starts warm on whichever worker takes it.
@@ -59,6 +60,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..partition import Partition
 from .bases import PortableBasis
+from .closingvalue import ClosingValue
 from .colgen import default_threads
 from .highs import release_solver_threads
 from .node import NodeResult
@@ -128,7 +130,12 @@ class SubtreeTask:
     or None), so that the node's first LP starts where its parent's ended
     whichever worker solved that (a first LP from an unrelated basis took
     6× the pivots of a warm one: docs/bench/casc_gap.md §48).  ``side``:
-    the node's index among its parent's children (:class:`~mipagg.exact.rules.Node`)."""
+    the node's index among its parent's children (:class:`~mipagg.exact.rules.Node`).
+    ``closing_limit`` and ``closing_model``: the coordinator's node
+    gap-closing threshold (:class:`~mipagg.exact.nodeclosing.NodeClosing`)
+    and ``node_close_cost`` model (:meth:`ClosingValue.state
+    <mipagg.exact.closingvalue.ClosingValue.state>`, which holds what every
+    worker handed over), which the worker takes up; None: it keeps its own."""
 
     bound: float
     depth: int
@@ -143,6 +150,8 @@ class SubtreeTask:
     observations: list = field(default_factory=list)
     basis: PortableBasis | None = None
     side: int = -1
+    closing_limit: float | None = None
+    closing_model: dict | None = None
 
 
 @dataclass
@@ -154,8 +163,9 @@ class SubtreeResult:
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
     which worker (process and thread) it is, the least bound of the nodes
-    it cut off, its own pseudocost observations (reliability branching) and
-    what its ``node_close_cost`` model saw during the task, or None."""
+    it cut off, its own pseudocost observations (reliability branching),
+    what its ``node_close_cost`` model saw during the task, or None, and its
+    node gap-closing threshold when a closing in the task moved it, or None."""
 
     open: list
     sse: float | None
@@ -169,6 +179,7 @@ class SubtreeResult:
     pruned: float = np.inf          # least bound of the nodes it cut off
     observations: list = field(default_factory=list)
     closing_value: dict | None = None   # ClosingValue.take_fresh() of node_close_cost
+    closing_limit: float | None = None  # NodeClosing.limit, when the task moved it
 
 
 # ---------------------------------------------------------------- the worker side
@@ -239,6 +250,12 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.open = type(tree.open)()
     tree.tree_status, tree.max_depth, tree.ident = None, 0, 1
     tree.pruned_bound = np.inf
+    if task.closing_limit is not None:
+        tree.closer.limit = task.closing_limit
+    if task.closing_model is not None and tree.closer.value is not None:
+        tree.closer.value = ClosingValue(tree.closer.value.node_seconds.maxlen)
+        tree.closer.value.adopt(task.closing_model)     # nothing of it goes back
+    limit = tree.closer.limit
     before = _counts(tree)
     tree.fix_root_columns(tree.refix_growth)   # before the task's columns and hints come in
     tree.master.add_columns(task.columns + task.hints)
@@ -283,7 +300,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          list(tree.master.columns[pool:]),
                          me, tree.pruned_bound,
                          tree.branching.take_fresh() if learns else [],
-                         None if value is None else value.take_fresh())
+                         None if value is None else value.take_fresh(),
+                         None if tree.closer.limit == limit else tree.closer.limit)
 
 
 def _support(master, solution) -> list:
@@ -506,7 +524,10 @@ class _Coordinator:
             task = SubtreeTask(node.bound, node.depth, node.together, node.apart,
                                tree.rounder.best_sse, tree.rounder.best.labels, stop.left(),
                                budget, self.hints.pop(node.ident, []) if HINTS else [],
-                               *self.news(), basis=self.basis_of(node), side=node.side)
+                               *self.news(), basis=self.basis_of(node), side=node.side,
+                               closing_limit=tree.closer.limit,
+                               closing_model=None if tree.closer.value is None
+                               else tree.closer.value.state())
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
 
@@ -564,6 +585,8 @@ class _Coordinator:
         tree.closer.skipped += c["node_closings_skipped"]
         if r.closing_value is not None and tree.closer.value is not None:
             tree.closer.value.absorb(r.closing_value)   # the model a checkpoint keeps
+        if r.closing_limit is not None:     # the threshold the latest closing set
+            tree.closer.limit = r.closing_limit
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]

@@ -8,6 +8,7 @@ the model kept through a checkpoint."""
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,48 @@ def test_the_cli_takes_it_as_on_or_off(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["run", path, "-k", "3", "--method", "bp", "--node-close-cost", "yes"])
     assert stop.value.code == 2 and "expected on or off" in capsys.readouterr().err
+
+
+def test_on_two_workers_the_closing_threshold_is_one(tree24, tmp_path, monkeypatch):
+    """The node gap-closing threshold a worker's closing sets goes back to
+    the coordinator, which the checkpoint keeps and the next task takes up.
+    Here each closing sets it to its worker's process id: the coordinator,
+    which closes no node after the root, then holds a worker's."""
+    X, _ = tree24
+    real = NodeClosing.record
+
+    def record(self, *args, **kw):
+        real(self, *args, **kw)
+        self.limit = float(os.getpid())
+
+    monkeypatch.setattr(NodeClosing, "record", record)
+    path = tmp_path / "t.npz"
+    r = branch_and_price(X, 3, workers=2, checkpoint=str(path), **NODE_CLOSING)
+    assert r.node_closings >= 1
+    kept = checkpoint.load(path).meta["closer"]["limit"]
+    assert kept.is_integer() and kept != os.getpid()
+
+
+def test_a_worker_takes_up_the_coordinators_threshold_and_model(tree24):
+    """A task brings the coordinator's threshold and model (all the workers'
+    observations) to its worker, which hands back only its own: the node
+    time of the node it solved, no threshold (it closed no node)."""
+    X, _ = tree24
+    from mipagg.exact import parallel
+    from mipagg.exact.bp import BranchAndPrice
+    from mipagg.exact.settings import BPSettings
+
+    tree = BranchAndPrice(X, 3, BPSettings(**NODE_CLOSING, node_close_cost=True, node_limit=1))
+    assert tree.run().status == "node_limit"
+    worker = parallel.build_worker(parallel.snapshot(tree))
+    model = {"gains": [[1.0], [2.0]], "node_seconds": [123.0], "closings": [[4.0, True]]}
+    task = parallel.SubtreeTask(tree.root_bound, 0, (), (), tree.rounder.best_sse,
+                                tree.rounder.best.labels, None, 1, closing_limit=-1.0,
+                                closing_model=model)
+    r = parallel.solve_subtree(worker, task)
+    assert r.counts["nodes"] == 1 and r.closing_limit is None
+    assert worker.closer.limit == -1.0
+    seen = worker.closer.value.state()
+    assert seen["node_seconds"][0] == 123.0 and len(seen["node_seconds"]) == 2
+    assert seen["gains"][0][0] == 1.0 and seen["closings"][0] == [4.0, True]
+    assert r.closing_value["node_seconds"] == seen["node_seconds"][1:]
