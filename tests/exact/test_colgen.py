@@ -374,21 +374,25 @@ def test_time_limit_is_honoured_during_gap_closing(census):
     """Census 40-record subset ("norm", index 4), k = 5: the LP bound (≈140.63)
     is not tight and gap closing enumerates ≈51 000 clusters and solves a MIP
     over them (1-2 s; 108 s before HiGHS presolve was switched off).  Under a
-    time limit that falls inside gap closing the run returns in time, with a
-    feasible partition and a certified bound no larger than the optimum."""
+    time limit that falls inside gap closing the run returns in time (within
+    2 s, or half the unlimited run's time on a machine so loaded that this
+    is longer), with a feasible partition and a certified bound no larger
+    than the optimum."""
     import time
 
     from mipagg.subsets import subset
 
     sub = subset(census, 40, "norm", 4)
+    t0 = time.perf_counter()
     full = column_generation(sub.X, 5)
+    slack = max(2.0, 0.5 * (time.perf_counter() - t0))
     assert full.status == "optimal" and full.bound_source == "enumeration"
     assert full.lp_bound < full.sse * (1 - 1e-3)          # a real gap was closed
     for limit in (0.4, 0.9):
         t0 = time.perf_counter()
         r = column_generation(sub.X, 5, time_limit=limit)
         wall = time.perf_counter() - t0
-        assert wall < limit + 2.0
+        assert wall < limit + slack
         assert r.seconds["overrun"] == pytest.approx(max(0.0, r.seconds["total"] - limit))
         assert r.partition.is_feasible(5) and r.sse >= full.sse * (1 - 1e-9)
         assert r.sse <= min(r.sse_mdav, r.sse_vmdav) + 1e-12
