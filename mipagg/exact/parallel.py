@@ -22,10 +22,11 @@ threshold, and reliability branching's pseudocosts; its own pool then grows
 with the nodes it solves.  The columns and the strong-branching probes
 (pseudocost observations) each worker finds reach the others with their
 next tasks; so do the node gap-closing threshold a worker's closing sets
-and what its ``node_close_cost`` model sees, through the coordinator.  Each node travels with its parent's final master basis, its
-basic columns as clusters (:class:`~mipagg.exact.bases.PortableBasis`,
-kept by the coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so
-that its first LP starts warm on whichever worker takes it.
+and what its ``node_close_cost`` model sees, through the coordinator.  Each
+node travels with its parent's final master basis, its basic columns as
+clusters (:class:`~mipagg.exact.bases.PortableBasis`, kept by the
+coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so that its first
+LP starts warm on whichever worker takes it.
 
 The proven optimum does not depend on the schedule (the same SSE whatever
 the number of workers; the tree's size and, among equal optima, the
