@@ -58,6 +58,9 @@ METHOD_OPTIONS = {
     "--node-close-cost": ("node_close_cost", _on_off, "bp: give each tree node's gap closing "
                           "at most the time branching its subtree would take (on|off; "
                           "default: on with --time-limit, off without)"),
+    "--node-close-nested": ("node_close_nested", _on_off, "bp: with --node-close-cost, count "
+                            "the closings the node's subtree would try in that time (on|off; "
+                            "default off)"),
     "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
                          "node whose gap is at most this fraction of the incumbent's SSE "
                          "(default 0: only where the adaptive threshold allows)"),

@@ -242,7 +242,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
                      node_close_partial=0, node_close_gap=0.0, node_close_cost=None,
-                     mip_time=None,
+                     node_close_nested=False, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
@@ -312,6 +312,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         (:mod:`~mipagg.exact.closingvalue`; default: on with a time limit,
         off without one, since it reads the clock; docs/bench/casc_gap.md
         §51).
+    node_close_nested : with ``node_close_cost``, the subtree that sets a
+        closing's budget is branched with the closings it would try
+        counted in, at the seconds and failure rate of the recent closings
+        (:func:`~mipagg.exact.closingvalue.branching_seconds`; default off;
+        docs/bench/casc_gap.md §53).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -425,7 +430,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         close_gap_partial=close_gap_partial, aggregation=aggregation,
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
         node_close_partial=node_close_partial, node_close_gap=node_close_gap,
-        node_close_cost=node_close_cost, mip_time=mip_time, mip_nodes=mip_nodes,
+        node_close_cost=node_close_cost, node_close_nested=node_close_nested,
+        mip_time=mip_time, mip_nodes=mip_nodes,
         dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
@@ -926,7 +932,7 @@ class BranchAndPrice(ColumnGeneration):
         self.closer = NodeClosing(self.settings.node_close_max_columns,
                                    self.rounder.best_sse - self.root_bound,
                                    self.stop.deadline is not None, self.settings.node_close_gap,
-                                   self.node_close_cost)
+                                   self.node_close_cost, self.settings.node_close_nested)
         self.pool_at_mip = len(self.master.columns)         # the pool at the last pool MIP
         if root.stop.reason == "time_limit" or self.stop.expired():
             self.tree_status = "time_limit"
@@ -986,7 +992,7 @@ class BranchAndPrice(ColumnGeneration):
         t0 = time.perf_counter()
         self.closer = NodeClosing(self.settings.node_close_max_columns, 0.0,
                                    self.stop.deadline is not None, self.settings.node_close_gap,
-                                   self.node_close_cost)
+                                   self.node_close_cost, self.settings.node_close_nested)
         checkpoints.restore(self, self.resume_from)
         self.tree_started = True
         self.tree_clock = (time.perf_counter(), self.nodes)

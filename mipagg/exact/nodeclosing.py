@@ -49,17 +49,18 @@ class NodeClosing:
     every such node, so that the tree does not depend on the clock.  With
     ``cost`` (``node_close_cost``) a full closing gets at most the time
     :class:`~mipagg.exact.closingvalue.ClosingValue` (``value``) gives it
-    (:meth:`budget`), and a node the threshold lets through is turned down
-    when that is too little (:meth:`affords`); ``skipped`` counts those nodes."""
+    (:meth:`budget`; with ``nested``, ``node_close_nested``, the subtree's
+    closings counted in), and a node the threshold lets through is turned
+    down when that is too little (:meth:`affords`); ``skipped`` counts those nodes."""
 
     def __init__(self, max_columns: int, root_gap: float, timed: bool = False,
-                 floor: float = 0.0, cost: bool = False):
+                 floor: float = 0.0, cost: bool = False, nested: bool = False):
         self.limit = root_gap if max_columns else -np.inf
         self.floor = floor if max_columns else 0.0
         self.timed = timed
         self.tried = self.succeeded = self.partial = self.better = 0
         self.timed_out = self.too_large = self.skipped = 0
-        self.value = ClosingValue() if cost and max_columns else None
+        self.value = ClosingValue(nested=nested) if cost and max_columns else None
         self.restart()
 
     def restart(self) -> None:
@@ -104,7 +105,7 @@ class NodeClosing:
         if not full:
             return
         if self.value is not None:
-            self.value.observe_closing(seconds, outcome == "optimal")
+            self.value.observe_closing(seconds, outcome == "optimal", node_gap)
         if partial or outcome in ("too_many_columns", "too_many_nodes", "time_limit"):
             self.limit = 0.8 * node_gap         # the full closing did not fit (or finish)
         elif outcome == "optimal":

@@ -254,7 +254,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     if task.closing_limit is not None:
         tree.closer.limit = task.closing_limit
     if task.closing_model is not None and tree.closer.value is not None:
-        tree.closer.value = ClosingValue(tree.closer.value.node_seconds.maxlen)
+        old = tree.closer.value
+        tree.closer.value = ClosingValue(old.node_seconds.maxlen, old.nested)
         tree.closer.value.adopt(task.closing_model)     # nothing of it goes back
     limit = tree.closer.limit
     before = _counts(tree)

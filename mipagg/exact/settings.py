@@ -377,6 +377,7 @@ class BPSettings(_Loadable):
     node_close_partial: int = 0
     node_close_gap: float = 0.0
     node_close_cost: bool | None = None
+    node_close_nested: bool = False
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
@@ -436,7 +437,8 @@ class BPSettings(_Loadable):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
-        _flags(self, "cuts", "close_gap", "fixing", "column_fixing", "node_basis", "reclose_root")
+        _flags(self, "cuts", "close_gap", "fixing", "column_fixing", "node_basis", "reclose_root",
+               "node_close_nested")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):

@@ -7,6 +7,7 @@ the model kept through a checkpoint."""
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from pathlib import Path
@@ -20,7 +21,8 @@ from mipagg.cli import main
 from mipagg.errors import ParameterError
 from mipagg.exact import checkpoint
 from mipagg.exact.bp import branch_and_price
-from mipagg.exact.closingvalue import CAP, PRIOR_NODES, ClosingValue, subtree_nodes
+from mipagg.exact.closingvalue import (CAP, MIN_FIT, PRIOR_NODES, ClosingValue,
+                                      branching_seconds, subtree_nodes)
 from mipagg.exact.nodeclosing import NodeClosing
 from mipagg.exact.reference import set_partitioning
 from mipagg.subsets import subset
@@ -106,7 +108,7 @@ def test_the_threshold_comes_first_and_turned_down_nodes_are_counted():
     assert not c.affords(2.0) and c.skipped == 1        # 2 s against 100 s
     assert c.affords(100.0) and c.affords(None) and c.skipped == 1
     c.record("optimal", 0.5, seconds=1.0)
-    assert list(c.value.closings)[-1] == (1.0, True)
+    assert list(c.value.closings)[-1] == (1.0, True, 0.5)
     plain = NodeClosing(50_000, 1.0)
     assert plain.value is None and plain.budget(0.5, 1.0) is None
     assert NodeClosing(0, 1.0, cost=True).value is None
@@ -118,6 +120,73 @@ def test_bp_with_the_rule_reaches_the_brute_force_optimum(inst):
     X, k = inst
     opt = optimal_partition(X, k)[0]
     r = branch_and_price(X, k, node_close_cost=True, **NODE_CLOSING)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def _branching(gap, a, b, node, closing, fail):
+    """B(g) = 2·node + W(g − a) + W(g − b), W(h) = min(B(h), c(h) + fail·B(h)), as written."""
+    @functools.lru_cache(maxsize=None)
+    def w(h):
+        if h <= 1e-9:
+            return 0.0
+        return min(bb(h), closing(h) + fail * bb(h))
+
+    def bb(h):
+        return 2 * node + w(round(h - a, 9)) + w(round(h - b, 9))
+    return bb(gap) if gap > 1e-9 else 0.0
+
+
+_GAINS = st.floats(0.2, 3.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.floats(0.0, 3.0), _GAINS, _GAINS, st.floats(0.01, 5.0), st.floats(0.0, 1.0),
+       st.floats(0.0, 3.0), st.floats(0.0, 2.0))
+def test_branching_with_the_subtrees_closings_by_its_recursion(gap, a, b, node, fail, c0, c1):
+    """branching_seconds is its recursion; never above branching without
+    closings (node × subtree_nodes), and equal to it when closings cost
+    more than any subtree."""
+    a, b = round(a, 2), round(b, 2)
+    gap = round(gap, 2) + 0.001         # every state at least 0.001 from the cutoff
+    closing = lambda h: c0 + c1 * h * h                                  # noqa: E731
+    got = branching_seconds(gap, a, b, node, closing, fail)
+    assert got == pytest.approx(_branching(gap, a, b, node, closing, fail), rel=1e-9)
+    plain = node * subtree_nodes(gap, a, b)
+    assert got <= plain * (1 + 1e-12)
+    never = branching_seconds(gap, a, b, node, lambda h: math.inf, fail)
+    assert never == pytest.approx(plain, rel=1e-12)
+
+
+def test_the_closing_seconds_fit_and_the_nested_budget():
+    v = ClosingValue(nested=True)
+    for side in (0, 1):
+        v.observe_gain(side, 0.1)
+    v.observe_node(1.0)
+    for g in (0.1, 0.2, 0.3, 0.4):
+        v.observe_closing(math.exp(-2 + 5 * g), True, g)
+    assert MIN_FIT == 5 and v.closing_seconds(0.5) == math.inf
+    assert v.budget(0.35, 0.0) == 1.0 * subtree_nodes(0.35, 0.1, 0.1)   # no fit yet
+    v.observe_closing(math.exp(-2 + 5 * 0.5), True, 0.5)
+    v.observe_closing(99.0, False, 0.6)                 # failures do not enter the fit
+    v.observe_closing(5.0, True)                        # nor closings of unknown gap
+    assert v.closing_seconds(0.25) == pytest.approx(math.exp(-0.75))
+    want = branching_seconds(0.35, 0.1, 0.1, 1.0, v.closing_seconds, 1 / 7)
+    assert v.budget(0.35, 0.0) == pytest.approx(want)
+    assert want < 1.0 * subtree_nodes(0.35, 0.1, 0.1)  # children closed for less than branched
+    v.observe_closing(1.0, True, 10.0)                  # slower closings at smaller gaps: β = 0
+    v.observe_closing(1e4, True, 0.01)
+    assert v.closing_seconds(100.0) == v.closing_seconds(0.0)
+    old = ClosingValue()
+    old.adopt({"gains": [[], []], "node_seconds": [], "closings": [[2.0, True]]})
+    assert list(old.closings) == [(2.0, True, None)]  # a checkpoint from before the gaps
+
+
+@settings(max_examples=10, deadline=None)
+@given(tiny_instances(min_n=8))
+def test_bp_with_nested_budgets_reaches_the_brute_force_optimum(inst):
+    X, k = inst
+    opt = optimal_partition(X, k)[0]
+    r = branch_and_price(X, k, node_close_cost=True, node_close_nested=True, **NODE_CLOSING)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
 
 
@@ -259,6 +328,24 @@ def test_on_by_default_with_a_time_limit_only(tree24, monkeypatch):
 def test_the_option_is_a_flag():
     with pytest.raises(ParameterError, match="node_close_cost"):
         branch_and_price([[0.0], [1.0], [2.0], [3.0]], 2, node_close_cost="yes")
+    with pytest.raises(ParameterError, match="node_close_nested"):
+        branch_and_price([[0.0], [1.0], [2.0], [3.0]], 2, node_close_nested="yes")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_nested_budgets_in_the_tree_and_its_workers(tree24, monkeypatch, workers):
+    """With ``node_close_nested`` every budget (on two workers too, whose
+    models a task replaces) is the nested one; the optimum stays."""
+    X, opt = tree24
+    nested = []
+    real = ClosingValue.budget
+    monkeypatch.setattr(ClosingValue, "budget", lambda self, gap, seconds: nested.append(
+        self.nested) or real(self, gap, seconds))
+    r = branch_and_price(X, 3, node_close_cost=True, node_close_nested=True, workers=workers,
+                         time_limit=600, **NODE_CLOSING)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+    if workers == 1:
+        assert nested and all(nested)
 
 
 def test_a_closing_keeps_to_its_budget(tree24, monkeypatch, closing_deadlines):
@@ -278,6 +365,9 @@ def test_the_cli_takes_it_as_on_or_off(capsys):
     assert main(["run", path, "-k", "3", "--method", "bp", "--node-close-cost", "off",
                  "--time-limit", "30"]) == 0
     assert "'node_close_cost': False" in capsys.readouterr().out
+    assert main(["run", path, "-k", "3", "--method", "bp", "--node-close-nested", "on",
+                 "--time-limit", "30"]) == 0
+    assert "'node_close_nested': True" in capsys.readouterr().out
     with pytest.raises(SystemExit) as stop:
         main(["run", path, "-k", "3", "--method", "bp", "--node-close-cost", "yes"])
     assert stop.value.code == 2 and "expected on or off" in capsys.readouterr().err
@@ -305,14 +395,16 @@ def test_on_two_workers_the_closing_threshold_is_one(tree24, tmp_path, monkeypat
 
 def test_a_worker_takes_up_the_coordinators_threshold_and_model(tree24):
     """A task brings the coordinator's threshold and model (all the workers'
-    observations) to its worker, which hands back only its own: the node
-    time of the node it solved, no threshold (it closed no node)."""
+    observations) to its worker, which keeps its own settings
+    (``node_close_nested``) and hands back only its own observations: the
+    node time of the node it solved, no threshold (it closed no node)."""
     X, _ = tree24
     from mipagg.exact import parallel
     from mipagg.exact.bp import BranchAndPrice
     from mipagg.exact.settings import BPSettings
 
-    tree = BranchAndPrice(X, 3, BPSettings(**NODE_CLOSING, node_close_cost=True, node_limit=1))
+    tree = BranchAndPrice(X, 3, BPSettings(**NODE_CLOSING, node_close_cost=True, node_limit=1,
+                                           node_close_nested=True))
     assert tree.run().status == "node_limit"
     worker = parallel.build_worker(parallel.snapshot(tree))
     model = {"gains": [[1.0], [2.0]], "node_seconds": [123.0], "closings": [[4.0, True]]}
@@ -321,8 +413,8 @@ def test_a_worker_takes_up_the_coordinators_threshold_and_model(tree24):
                                 closing_model=model)
     r = parallel.solve_subtree(worker, task)
     assert r.counts["nodes"] == 1 and r.closing_limit is None
-    assert worker.closer.limit == -1.0
+    assert worker.closer.limit == -1.0 and worker.closer.value.nested
     seen = worker.closer.value.state()
     assert seen["node_seconds"][0] == 123.0 and len(seen["node_seconds"]) == 2
-    assert seen["gains"][0][0] == 1.0 and seen["closings"][0] == [4.0, True]
+    assert seen["gains"][0][0] == 1.0 and seen["closings"][0] == [4.0, True, None]
     assert r.closing_value["node_seconds"] == seen["node_seconds"][1:]
