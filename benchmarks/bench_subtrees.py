@@ -83,7 +83,7 @@ def main(argv=None):
         a.sample, a.time_limit = 2, 60.0
     name, k, path = a.resume.split(":", 2)
     X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
-    options = dict(threads=1, time_limit=a.time_limit, **dict(a.bp_option))
+    options = {"threads": 1, "time_limit": a.time_limit, **dict(a.bp_option)}   # may override
     print(f"<!-- {machine()} -->")
     tmp = Path(tempfile.mkdtemp(prefix="bench_subtrees-"))
     part, end = tmp / "sample.npz", tmp / "end.npz"
