@@ -25,9 +25,9 @@ closing's seconds at gap h come from a log-linear fit over the recent
 closings that closed their node, and a closing fails (and the node is
 branched anyway) at the recent failure rate.  So the budget is the cost of
 branching the node once and finishing its children the cheaper way, never
-more than the budget without ``nested``: on the Census k = 5 tree a closing
-at gap 0.3 got a minute where two children would have been closed in a few
-seconds each (docs/bench/casc_gap.md §53).  On several workers each
+more than the budget without ``nested``.  On the Census k = 5 tree the
+closings that closed their node took from under a second to over a minute,
+the longer ones at larger gaps (docs/bench/casc_gap.md §53).  On several workers each
 worker hands what its model saw during a task to the coordinator
 (:meth:`ClosingValue.take_fresh`, :meth:`ClosingValue.absorb`), whose model a
 checkpoint keeps and every next task takes, so all workers learn from all nodes.
@@ -71,7 +71,7 @@ def subtree_nodes(gap: float, a: float, b: float, cap: float = CAP) -> float:
 
 
 def branching_seconds(gap: float, a: float, b: float, node: float, closing,
-                      fail: float) -> float:
+                      fail: float) -> float | None:
     """Seconds to finish a node ``gap`` under the cutoff by branching it, its
     children's bounds ``a`` and ``b`` higher, each child's column generation
     ``node`` seconds, and each node below finished the cheaper way: closed
@@ -181,16 +181,20 @@ class ClosingValue:
         return float(PRIOR_NODES) if gains is None else subtree_nodes(gap, *gains)
 
     def closing_seconds(self, gap: float) -> float:
-        """A closing's seconds at ``gap``: exp(α + β·gap), β ≥ 0, fitted by
-        least squares to the log seconds of the recent closings that closed
-        their node; infinite before ``MIN_FIT`` of them."""
+        """A closing's seconds at ``gap`` (:meth:`closing_model`)."""
+        return self.closing_model()(gap)
+
+    def closing_model(self):
+        """A closing's seconds as a function of the gap: exp(α + β·gap),
+        β ≥ 0, fitted by least squares to the log seconds of the recent
+        closings that closed their node; infinite before ``MIN_FIT`` of them."""
         seen = [(g, math.log(max(s, 1e-3))) for s, c, g in self.closings if c and g is not None]
         if len(seen) < MIN_FIT:
-            return math.inf
+            return lambda gap: math.inf
         gm, ym = _mean([g for g, _ in seen]), _mean([y for _, y in seen])
         var = sum((g - gm) ** 2 for g, _ in seen)
         slope = 0.0 if var <= 0 else max(0.0, sum((g - gm) * (y - ym) for g, y in seen) / var)
-        return math.exp(min(700.0, ym + slope * (gap - gm)))
+        return lambda gap: math.exp(min(700.0, ym + slope * (gap - gm)))
 
     def budget(self, gap: float, node_seconds: float) -> float:
         """Seconds a closing at a node with ``gap`` may take: the model's
@@ -202,7 +206,7 @@ class ClosingValue:
         if self.nested and gains is not None and self.closings:
             fail = sum(not c for _, c, _ in self.closings) / len(self.closings)
             a, b = gains
-            seconds = branching_seconds(gap, a, b, node, self.closing_seconds, fail)
+            seconds = branching_seconds(gap, a, b, node, self.closing_model(), fail)
             if seconds is not None:
                 return seconds
         return self.expected_nodes(gap) * node
