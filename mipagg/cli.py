@@ -11,9 +11,10 @@ from pathlib import Path
 
 from . import __version__
 from .errors import MipaggError, ParameterError
-from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, interrupt_status  # noqa: F401  (INTERRUPTED: tests)
+from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, graceful_stops, interrupt_status  # noqa: F401,E501  (INTERRUPTED: tests)
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
+GRACEFUL_METHODS = ("cg", "bp")     # stop at the first Ctrl-C with their best so far
 
 def _on_off(text: str) -> bool:
     """An on/off option's value."""
@@ -209,9 +210,11 @@ def _cmd_run(args) -> int:
     improve_options = {name: value for name, value in (("time_limit", args.improve_time),
                                                        ("guide", args.improve_guide))
                        if value is not None} or None
-    result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
-                            improve_options=improve_options, verbose=not args.quiet,
-                            initial=initial, solver=args.solver, **options)
+    # cg and bp: Ctrl-C once stops the run as at a time limit (status "interrupted")
+    with graceful_stops(args.method in GRACEFUL_METHODS):
+        result = microaggregate(inst, args.k, args.method, improve=args.improve, seed=args.seed,
+                                improve_options=improve_options, verbose=not args.quiet,
+                                initial=initial, solver=args.solver, **options)
     if _ctrl_c.presses:   # swallowed inside a compiled or ctypes callback: still an interrupt
         raise KeyboardInterrupt
     with output_transaction():  # both files from this run, or neither replaced
@@ -332,7 +335,10 @@ def main(argv=None) -> int:
     """Run the command; returns the exit status: 0 success, 1 a failed check
     (``verify``), 2 bad input or an output that cannot be written (one-line
     message, no traceback), 130 interrupted (Ctrl-C) or 143 terminated
-    (SIGTERM): no partial output file is left, the input is never touched."""
+    (SIGTERM): no partial output file is left, the input is never touched.
+    ``run --method cg|bp`` takes the first signal as a request to stop: the
+    run ends as at a time limit (status "interrupted") and writes its outputs
+    (exit 0); a second signal aborts as above."""
     try:
         parser = _build_parser()
         args = parser.parse_args(argv)

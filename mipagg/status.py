@@ -34,6 +34,7 @@ class Status(str, Enum):
     TIME_LIMIT = "time_limit"
     ITERATION_LIMIT = "iteration_limit"
     NODE_LIMIT = "node_limit"
+    INTERRUPTED = "interrupted"                   # Ctrl-C or SIGTERM, once (mipagg.interrupts)
     PART_CLOSED = "part_closed"                   # bp on one part of a split tree: that part closed
     OK = "ok"                                     # a heuristic run that finished
     ERROR = "error"
@@ -60,6 +61,8 @@ _MESSAGES = {
     Status.TIME_LIMIT: "Time limit reached: best solution and certified bound so far.",
     Status.ITERATION_LIMIT: "Iteration limit reached: best solution and certified bound so far.",
     Status.NODE_LIMIT: "Node limit reached: best solution and certified bound so far.",
+    Status.INTERRUPTED: "Interrupted (Ctrl-C or SIGTERM): best solution and certified bound "
+                        "so far.",
     Status.PART_CLOSED: ("Part closed: no partition in this part's subtrees is below the best "
                          "SSE; the problem is proven once every part of the split is closed "
                          "(mipagg tree --combine)."),

@@ -54,6 +54,11 @@ benchmark's tree: it is checked, recorded as a stage of its own (role
 ``given``, with ``--initial-note``) and competes with the others; the bound
 stage starts from it when it is the best at hand, ``--polish`` always does.
 
+Ctrl-C (or SIGTERM) once during the bound stage stops ``bp`` as at its time
+limit (status "interrupted", :mod:`mipagg.interrupts`): the cell is saved and
+recorded as after any run, its checkpoint written, and the cells after it are
+not run; a second Ctrl-C aborts without a record.
+
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (its recorded method and options, from the committed label file)
 and appends recorded and replayed status, bound and nodes to the record's
@@ -92,6 +97,7 @@ import mipagg  # noqa: E402
 from mipagg.experiments.published import (DATASETS, KS, beats, best_published,  # noqa: E402
                                           lowest_published)
 from mipagg.methods import METHODS  # noqa: E402
+from mipagg.interrupts import CtrlC, graceful_stops  # noqa: E402
 
 OUT = REPO / "docs" / "results"
 SOLUTIONS = REPO / "instances" / "solutions"
@@ -464,8 +470,9 @@ class Cell:
             options["workers"] = workers
         if method == "bp" and extra:
             options.update(extra)
-        res = self.run("bound", method, options, cli=False, note=f"initial = {initial_from}",
-                       verbose=verbose)
+        with CtrlC(), graceful_stops():     # Ctrl-C once: the run stops and is recorded
+            res = self.run("bound", method, options, cli=False,
+                           note=f"initial = {initial_from}", verbose=verbose)
         out = {"method": method, "wall_seconds": time.perf_counter() - t0,
                "initial_from": initial_from,
                "initial_sha256": None if initial is None else labels_sha(initial)}
@@ -1228,8 +1235,11 @@ def main(argv=None) -> int:
                               runs_dir) for data, k in cells]
             return 0 if all(ok) else 1
         for data, k in cells:
-            (polish_cell if args.polish else run_cell)(
+            run = (polish_cell if args.polish else run_cell)(
                 data, k, data_dir / f"{data}.csv", args, meta, args.solutions, runs_dir)
+            if run["bound"].get("status") == "interrupted":
+                log(f"{data} k={k}: interrupted; the cells after it are not run")
+                break
     build_table(data_dir, args.solutions, runs_dir, args.out, "casc")
     return 0
 

@@ -306,6 +306,41 @@ def test_casc_bp_options_reach_the_bound_stage_and_its_record(tmp_path):
     assert stage["result"]["aggregation"]["iterations"] >= 1
 
 
+def test_casc_ctrl_c_in_the_bound_stage_records_the_run_and_runs_no_further_cell(tmp_path):
+    """Ctrl-C once during bp (here in its root): the bound stage stops as at
+    its time limit, the cell is saved and recorded with status "interrupted",
+    the table is rebuilt, and the next cell (census:4) is not run."""
+    import signal
+
+    _, _, out, sol = _census_k3_copy(tmp_path)
+    runs_before = len(json.loads((out / "casc_runs" / "census_k3.json").read_text())["runs"])
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "casc.py"), str(SHARED_DATA),
+                             "--cells", "census:3,census:4", "--budget-primal", "2",
+                             "--budget-bound", "600", "--verbose", "--out", str(out),
+                             "--solutions", str(sol)], stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    seen = []       # wait for bp's first progress line: the bound stage is on
+    while not any(line.startswith("[bp") for line in seen):
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+    assert proc.poll() is None, "".join(seen)
+    proc.send_signal(signal.SIGINT)
+    err = "".join(seen) + proc.communicate(timeout=300)[1]
+    assert proc.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "the cells after it are not run" in err
+    record = json.loads((out / "casc_runs" / "census_k3.json").read_text())
+    run = record["runs"][-1]
+    assert len(record["runs"]) == runs_before + 1
+    assert run["bound"]["status"] == "interrupted" and run["bound"]["method"] == "bp"
+    if run["bound"]["lower_bound"] is not None:
+        assert run["bound"]["lower_bound"] <= run["best"]["sse"] + 1e-9
+    assert not (out / "casc_runs" / "census_k4.json").exists()
+    assert (out / "casc.md").is_file()
+
+
 @pytest.mark.parametrize("option, message", [("foo=1", "expected KEY=VALUE"),
                                              ("time_limit=5", "expected KEY=VALUE"),
                                              ("aggregation=maybe", "aggregation must be one of"),

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..interrupts import stoppable
 from ..partition import Partition
 from ..progress import format_duration
 from ..refine import local_search, split_large_groups
@@ -81,6 +82,7 @@ from .settings import (
     PARTIAL_COLUMNS,
     PRESOLVE_MIN_N,
     BPSettings,
+    interrupted,
     merge_settings,
     resolve_reopt_lp_algorithm,
 )
@@ -442,7 +444,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases, resume=resume))
-    return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
+    with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
+        return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
 
 class BranchAndPrice(ColumnGeneration):
@@ -1251,6 +1254,7 @@ class BranchAndPrice(ColumnGeneration):
             elif self.closed(lower):
                 status = "optimal"
                 closed_by = closed_by or ("tree" if lower <= tree_lower else "gap_closing")
+        status = interrupted(status)
         part = None
         if self.part is not None:       # a bound for the part's subtrees, not for the problem
             part = dict(self.part, lower_bound=lower, closed=status == "optimal")

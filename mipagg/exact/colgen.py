@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
+from ..interrupts import stoppable
 from ..partition import Partition
 from ..status import Status, StatusResult, summary_fields
 from ..validation import as_rows, check_k
@@ -49,6 +50,7 @@ from .settings import (
     StopCriterion,
     aggregation_on,
     auto_max_columns,
+    interrupted,
     merge_settings,
     resolve_lp_algorithm,
 )
@@ -369,7 +371,8 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         close_gap_max_columns=close_gap_max_columns, close_gap_partial=close_gap_partial,
         threads=threads, rounding=rounding,
         lp_algorithm=lp_algorithm, warm_start=warm_start, aggregation=aggregation))
-    return ColumnGeneration(X, k, settings, initial=initial, verbose=verbose).run()
+    with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
+        return ColumnGeneration(X, k, settings, initial=initial, verbose=verbose).run()
 
 
 class ColumnGeneration:
@@ -518,6 +521,7 @@ class ColumnGeneration:
             status = "optimal"
         elif self.gap_closing == "time_limit":
             status = "time_limit"
+        status = interrupted(status)
         total = time.perf_counter() - self.t_start
         self.progress.done(status=status, bound=best_lb, best=best_sse)
         return ColumnGenerationResult(

@@ -133,6 +133,7 @@ class _NodeLoop:
     def __init__(self, master, ctx, node_cons, settings, stop, cutoff, on_solution, best_sse,
                  progress, start_iteration, fixed_rows):
         self.master, self.ctx, self.node_cons, self.st = master, ctx, node_cons, settings
+        self.stop = stop
         self.deadline = None if stop is None else stop.deadline
         self.max_iterations = None if stop is None else stop.max_iterations
         self.cutoff, self.on_solution, self.best_sse = cutoff, on_solution, best_sse
@@ -159,7 +160,7 @@ class _NodeLoop:
             if self.max_iterations is not None and self.it >= self.max_iterations:
                 reason = "iteration_limit"
                 break
-            if self.deadline is not None and time.perf_counter() >= self.deadline:
+            if self.stop is not None and self.stop.expired():  # deadline, or Ctrl-C once
                 reason = "time_limit"
                 break
             self.it += 1

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
+from ..interrupts import StopRequest
 from ..partition import Partition
 from .bases import PortableBasis
 from .closingvalue import ClosingValue
@@ -495,9 +496,9 @@ class _Coordinator:
                 tree.report_progress()
                 if tree.checkpoint_due():     # the tasks still out are saved as open
                     tree.save_checkpoint()
-            elif tree.stop.deadline is not None and \
-                    time.perf_counter() > tree.stop.deadline + GRACE_SECONDS:
-                self.give_up()
+            if StopRequest.requested or (not done and tree.stop.deadline is not None and
+                                         time.perf_counter() > tree.stop.deadline + GRACE_SECONDS):
+                self.give_up()      # Ctrl-C once: the tasks out go back open at once
                 break
         tree.seconds["workers"] = self.busy
 
@@ -607,7 +608,8 @@ class _Coordinator:
         self.busy += r.seconds
 
     def give_up(self) -> None:
-        """Tasks still out long past the deadline: their nodes go back open
+        """Tasks still out long past the deadline or at a graceful stop
+        (:class:`~mipagg.interrupts.StopRequest`): their nodes go back open
         (their bounds still hold) and the tree stops on the time limit."""
         for node, _ in self.pending.values():
             self.tree.open.push(node)

@@ -39,8 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
+from ..interrupts import StopRequest
 
-__all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "PRICING_MODES",
+__all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "interrupted", "PRICING_MODES",
            "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
            "LP_ALGORITHM_CHOICES", "PHASE_BUDGETS", "aggregation_on", "auto_max_columns",
            "resolve_lp_algorithm", "resolve_reopt_lp_algorithm", "merge_settings"]
@@ -515,12 +516,19 @@ class StopCriterion:
         return cls(deadline, node_limit, max_iterations, gap_tol, time_limit, t0)
 
     def expired(self, now: float | None = None) -> bool:
+        """The deadline has passed, or a graceful stop was asked for
+        (:class:`~mipagg.interrupts.StopRequest`: Ctrl-C once)."""
+        if StopRequest.requested:
+            return True
         if self.deadline is None:
             return False
         return (time.perf_counter() if now is None else now) >= self.deadline
 
     def left(self) -> float | None:
-        """Seconds to the deadline (None without one; may be negative)."""
+        """Seconds to the deadline (None without one; may be negative; 0
+        once a graceful stop was asked for)."""
+        if StopRequest.requested:
+            return 0.0
         return None if self.deadline is None else self.deadline - time.perf_counter()
 
     def nodes_exhausted(self, nodes: int) -> bool:
@@ -539,6 +547,12 @@ class StopCriterion:
 
     def overrun(self, total: float) -> float:
         return 0.0 if self.time_limit is None else max(0.0, total - self.time_limit)
+
+
+def interrupted(status: str) -> str:
+    """"interrupted" for a "time_limit" status while a graceful stop is
+    asked for (:class:`~mipagg.interrupts.StopRequest`), else ``status``."""
+    return "interrupted" if status == "time_limit" and StopRequest.requested else status
 
 
 def merge_settings(cls, settings, options: dict):

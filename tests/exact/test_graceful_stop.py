@@ -1,0 +1,111 @@
+"""Ctrl-C once stops ``cg`` and ``bp`` as at a time limit (mipagg.interrupts):
+status "interrupted", the best partition, a certified bound and bp's
+checkpoint; a second signal aborts.  The signals are real (os.kill to this
+process), sent from inside the run by a patched step."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import multiprocessing as mp
+import pytest
+
+from mipagg.exact import parallel
+from mipagg.exact.bp import BranchAndPrice, branch_and_price
+from mipagg.exact.colgen import Rounder, column_generation
+from mipagg.exact.reference import set_partitioning
+from mipagg.exact.settings import StopCriterion
+from mipagg.interrupts import CtrlC, StopRequest, graceful_stops, stoppable
+from mipagg.subsets import subset
+
+TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
+
+
+@pytest.fixture(scope="module")
+def tree24(census):
+    """24 Census records at k = 3: a tree of about 150 nodes with the root's
+    extras off (as in test_bp_parallel.py); its optimum by the full MIP."""
+    s = subset(census, 24, "random", 0)
+    return s.X, set_partitioning(s.X, 3, integral=True)[0]
+
+
+def _press():
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _press_at(cls, method: str, call: int, monkeypatch) -> list:
+    """Patch ``cls.method`` to send SIGINT on its ``call``-th call."""
+    real, calls = getattr(cls, method), []
+
+    def pressing(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            _press()
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, method, pressing)
+    return calls
+
+
+def test_first_signal_is_a_request_only_inside_a_stoppable_run_under_graceful_stops():
+    with CtrlC():
+        with pytest.raises(KeyboardInterrupt), stoppable():     # not allowed: aborts
+            _press()
+        with graceful_stops():
+            with pytest.raises(KeyboardInterrupt):              # no run on: aborts
+                _press()
+            with stoppable():
+                _press()                                        # a request, no raise
+                assert StopRequest.requested and StopCriterion().expired()
+                assert StopCriterion().left() == 0.0
+                with pytest.raises(KeyboardInterrupt):          # the second one aborts
+                    _press()
+            assert not StopRequest.requested                    # ends with the run
+            assert not StopCriterion().expired() and StopCriterion().left() is None
+    assert CtrlC.presses == 3 and not StopRequest.enabled       # the three that aborted
+
+
+def test_interrupted_tree_keeps_a_certified_bound_and_resumes_to_the_optimum(tree24, tmp_path,
+                                                                            monkeypatch):
+    X, opt = tree24
+    path = tmp_path / "t.npz"
+    calls = _press_at(BranchAndPrice, "process", 6, monkeypatch)
+    with CtrlC(), graceful_stops():
+        r = branch_and_price(X, 3, checkpoint=str(path), **TREE_ONLY)
+    assert r.status == "interrupted" and not r.success and "Interrupted" in r.message
+    assert r.partition.is_feasible(3)
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7
+    assert r.open_nodes > 0 and r.checkpoint == str(path)
+    assert r.nodes == len(calls) + 1 == 7    # the root, then the node in progress: no other
+    assert CtrlC.presses == 0
+    monkeypatch.undo()
+    resumed = branch_and_price(X, 3, resume=str(path), **TREE_ONLY)
+    assert resumed.status == "optimal" and resumed.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_interrupted_tree_on_two_workers_gives_up_the_tasks_out(tree24, monkeypatch):
+    X, opt = tree24
+    _press_at(parallel._Coordinator, "merge", 2, monkeypatch)
+    with CtrlC(), graceful_stops():
+        r = branch_and_price(X, 3, workers=2, **TREE_ONLY)
+    assert r.status == "interrupted" and r.workers == 2
+    assert r.lower_bound <= opt + 1e-7 <= r.sse + 2e-7 and r.open_nodes > 0
+    assert not [p for p in mp.active_children() if p.is_alive()]
+
+
+def test_without_graceful_stops_ctrl_c_aborts_bp(tree24, monkeypatch):
+    X, _ = tree24
+    _press_at(BranchAndPrice, "process", 3, monkeypatch)
+    with CtrlC(), pytest.raises(KeyboardInterrupt):
+        branch_and_price(X, 3, **TREE_ONLY)
+
+
+def test_interrupted_column_generation(tree24, monkeypatch):
+    X, opt = tree24
+    calls = _press_at(Rounder, "__call__", 3, monkeypatch)     # once per iteration
+    with CtrlC(), graceful_stops():
+        r = column_generation(X, 3, rounding="every")
+    assert r.status == "interrupted" and r.partition.is_feasible(3)
+    assert r.iterations == len(calls) == 3      # the loop stopped at its next check
+    assert r.lower_bound is None or r.lower_bound <= opt + 1e-7
