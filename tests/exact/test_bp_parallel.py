@@ -345,7 +345,8 @@ def test_ctrl_c_in_a_terminal_stops_the_command_and_its_workers(tmp_path, census
     proc = subprocess.Popen([sys.executable, "-m", "mipagg.cli", "run", str(data), "-k", "5",
                              "--method", "bp", "--workers", "2", "--quiet", "--json"],
                             start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE,   # SIGINT as in a terminal, not ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         end = time.time() + 240
         while len(_children(proc.pid)) < 2 and proc.poll() is None and time.time() < end:

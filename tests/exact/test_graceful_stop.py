@@ -30,6 +30,15 @@ def tree24(census):
     return s.X, set_partitioning(s.X, 3, integral=True)[0]
 
 
+@pytest.fixture(autouse=True)
+def default_sigint():
+    """SIGINT with Python's default handler, which CtrlC replaces: a job
+    started in the background (CI's runner, an xdist worker) ignores it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _press():
     os.kill(os.getpid(), signal.SIGINT)
 
