@@ -106,7 +106,7 @@ def stoppable():
     request ends with the outermost one."""
     StopRequest.runs += 1
     try:
-        yield StopRequest
+        yield
     finally:
         StopRequest.runs -= 1
         if not StopRequest.runs:

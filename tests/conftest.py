@@ -46,6 +46,18 @@ def census():
 
 
 @pytest.fixture(scope="session")
+def tree24(census):
+    """24 Census records at k = 3 (random subset, seed 0) and their optimum
+    by the full MIP: the small bp tree of tests/exact (30–150 nodes with the
+    root's extras off, by the branching rule)."""
+    from mipagg.exact.reference import set_partitioning
+    from mipagg.subsets import subset
+
+    X = subset(census, 24, "random", 0).X
+    return X, set_partitioning(X, 3, integral=True)[0]
+
+
+@pytest.fixture(scope="session")
 def tarragona():
     from mipagg.instance import read_csv
 

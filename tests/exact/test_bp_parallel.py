@@ -16,19 +16,11 @@ from hypothesis import given, settings
 from mipagg.errors import ParameterError
 from mipagg.exact import parallel
 from mipagg.exact.bp import branch_and_price
-from mipagg.exact.reference import set_partitioning
 from mipagg.exact.settings import BPSettings
 from mipagg.subsets import subset
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
 
-
-@pytest.fixture(scope="module")
-def tree24(census):
-    """24 Census records at k = 3: a tree of about 150 nodes with cuts,
-    gap closing and the pool MIP off; its optimum by the full MIP."""
-    s = subset(census, 24, "random", 0)
-    return s.X, set_partitioning(s.X, 3, integral=True)[0]
 
 
 def _valid(r, X, k):

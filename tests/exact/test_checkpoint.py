@@ -17,7 +17,6 @@ from mipagg.errors import DataError, ParameterError
 from mipagg.exact import checkpoint
 from mipagg.exact.bounds import node_cutoff
 from mipagg.exact.bp import branch_and_price
-from mipagg.exact.reference import set_partitioning
 from mipagg.outputs import OutputError
 from mipagg.subsets import subset
 
@@ -25,13 +24,6 @@ TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns
 # the most-fractional rule: tree24 in about 45 nodes (the default rule: 30–40), for node limits
 DEEP = dict(TREE_ONLY, branching="fractional")
 
-
-@pytest.fixture(scope="module")
-def tree24(census):
-    """24 Census records at k = 3: a tree of 30–45 nodes (tree only);
-    its optimum by the full MIP."""
-    s = subset(census, 24, "random", 0)
-    return s.X, set_partitioning(s.X, 3, integral=True)[0]
 
 
 @settings(max_examples=12, deadline=None)

@@ -24,7 +24,6 @@ from mipagg.exact.bp import branch_and_price
 from mipagg.exact.closingvalue import (CAP, MIN_FIT, PRIOR_NODES, ClosingValue,
                                       branching_seconds, subtree_nodes)
 from mipagg.exact.nodeclosing import NodeClosing
-from mipagg.exact.reference import set_partitioning
 from mipagg.subsets import subset
 
 NODE_CLOSING = dict(cuts=False, close_gap=False, mip_time=0, threads=1)
@@ -189,11 +188,6 @@ def test_bp_with_nested_budgets_reaches_the_brute_force_optimum(inst):
     r = branch_and_price(X, k, node_close_cost=True, node_close_nested=True, **NODE_CLOSING)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
 
-
-@pytest.fixture(scope="module")
-def tree24(census):
-    s = subset(census, 24, "random", 0)
-    return s.X, set_partitioning(s.X, 3, integral=True)[0]
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -14,20 +14,11 @@ import pytest
 from mipagg.exact import parallel
 from mipagg.exact.bp import BranchAndPrice, branch_and_price
 from mipagg.exact.colgen import Rounder, column_generation
-from mipagg.exact.reference import set_partitioning
 from mipagg.exact.settings import StopCriterion
 from mipagg.interrupts import CtrlC, StopRequest, graceful_stops, stoppable
-from mipagg.subsets import subset
 
 TREE_ONLY = dict(cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0)
 
-
-@pytest.fixture(scope="module")
-def tree24(census):
-    """24 Census records at k = 3: a tree of about 150 nodes with the root's
-    extras off (as in test_bp_parallel.py); its optimum by the full MIP."""
-    s = subset(census, 24, "random", 0)
-    return s.X, set_partitioning(s.X, 3, integral=True)[0]
 
 
 @pytest.fixture(autouse=True)
