@@ -5,6 +5,8 @@ same tree stopped at a node limit with ``checkpoint=``, then resumed with
     PYTHONPATH=. .venv/bin/python benchmarks/bench_checkpoint.py [--quick]
         [--lognormal 80:3:1,100:3:1] [--census 0:300:5] [--split 200]
         [--branching fractional]
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_checkpoint.py \
+        --rewrite census:5:docs/results/trees/census_k5_8.npz [--repeat 3]
 
 Instances: ``n:k:seed`` of :func:`mipagg.generators.lognormal` (11 columns),
 *tree-only* as in ``bench_bp_workers.py`` (cuts, gap closing and the pool MIP
@@ -16,6 +18,14 @@ split one, the nodes before and after, the seconds of writing the checkpoint
 (``time_checkpoint``), its size, the seconds of loading and restoring it
 (the resumed run's ``time_tree`` minus the nodes' work is not separable, so
 the load is timed on its own), and whether both reach the same optimum.
+
+``--rewrite DATA:K:PATH`` times what a long tree pays per checkpoint: the
+committed checkpoint PATH of ``../shared/data/DATA.csv`` at k is restored
+and written again (``checkpoint.save``, ``--repeat`` times), its open
+nodes' bases held as one process holds them (the master's bases) and as the
+parallel coordinator holds them (its :class:`~mipagg.exact.bases.BasisBook`
+of the bases the workers sent back).  Run it from two checkouts for a
+before/after ratio.
 """
 
 from __future__ import annotations
@@ -33,7 +43,9 @@ from _env import machine  # noqa: E402
 
 import mipagg  # noqa: E402
 from mipagg.exact import checkpoint  # noqa: E402
-from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.bases import BasisBook  # noqa: E402
+from mipagg.exact.bp import BPSettings, BranchAndPrice, branch_and_price  # noqa: E402
+from mipagg.exact.settings import merge_settings  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -54,6 +66,74 @@ def instances(a):
             yield f"census {lo}-{hi - 1}", (B - B.mean(axis=0)) / B.std(axis=0, ddof=1), k, {}
 
 
+class _Restored(Exception):
+    """Raised with the tree once a checkpoint is restored, before any node."""
+
+
+class _RestoreOnly(BranchAndPrice):
+    def search_tree(self, t0):
+        raise _Restored(self)
+
+
+def restored(spec: str):
+    """The tree of ``DATA:K:PATH`` restored, no node solved."""
+    data, k, path = spec.split(":", 2)
+    X = mipagg.read_csv(DATA / f"{data}.csv").X
+    settings = merge_settings(BPSettings, None, dict(resume=path, threads=1))
+    try:
+        _RestoreOnly(X, int(k), settings).run()
+    except _Restored as done:
+        return done.args[0]
+    raise RuntimeError(f"{path}: the tree did not stop after its restore")
+
+
+def to_book(tree) -> None:
+    """Hand the open nodes' bases to a :class:`BasisBook`, as the parallel
+    coordinator keeps those its workers send back."""
+    tree.basis_book, kept = BasisBook(), {}
+    for nd in tree.open:
+        if nd.basis is not None:
+            if id(nd.basis) not in kept:
+                kept[id(nd.basis)] = tree.basis_book.keep(tree.master.export_basis(nd.basis))
+            tree.basis_book.attach(nd.ident, kept[id(nd.basis)])
+            nd.basis = None
+
+
+def rewrite(a) -> None:
+    print(f"# {machine()}; {a.rewrite}, written {a.repeat} times per holder")
+    t0 = time.perf_counter()
+    tree = restored(a.rewrite)
+    print(f"restored in {time.perf_counter() - t0:.1f} s: {len(tree.open):,} open nodes, "
+          f"{len(tree.master.columns):,} columns")
+    print("| bases held by | write s (each) | file KiB | same arrays as the master's |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        first = Path(tmp) / "master.npz"
+        for holder in ("master", "book"):
+            out = first if holder == "master" else Path(tmp) / f"{holder}.npz"
+            if holder == "book":
+                to_book(tree)
+            times = []
+            for _ in range(a.repeat):
+                t0 = time.perf_counter()
+                checkpoint.save(tree, out)
+                times.append(time.perf_counter() - t0)
+            print(f"| {holder} | {', '.join(f'{t:.2f}' for t in times)} | "
+                  f"{out.stat().st_size / 1024:,.0f} | {same_arrays(first, out)} |")
+
+
+def same_arrays(a, b) -> str:
+    """Whether two checkpoints hold the same arrays (their metadata aside)."""
+    import numpy as np
+
+    with np.load(a) as x, np.load(b) as y:
+        names = sorted(set(x.files) - {"meta"})
+        if names != sorted(set(y.files) - {"meta"}):
+            return "no (other arrays)"
+        differ = [f for f in names if not np.array_equal(x[f], y[f])]
+    return "yes" if not differ else f"no ({', '.join(differ)})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one small instance")
@@ -61,7 +141,11 @@ def main() -> None:
     ap.add_argument("--census", default="")
     ap.add_argument("--split", type=int, default=200, help="node limit of the first run")
     ap.add_argument("--branching", default="fractional")
+    ap.add_argument("--rewrite", default="", help="DATA:K:PATH, a committed checkpoint")
+    ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
+    if a.rewrite:
+        return rewrite(a)
     if a.quick:
         a.lognormal, a.census, a.split = "60:3:1", "", 5
     print(f"# {machine()}; split at {a.split} nodes, branching {a.branching}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PortableBasis", "BasisBook", "ARRAYS", "pack", "unpack", "ragged"]
+__all__ = ["PortableBasis", "BasisBook", "SavedPool", "ARRAYS", "pack", "unpack", "ragged"]
 
 # the arrays a checkpoint keeps the bases in
 ARRAYS = ("basis_cols", "basis_ptr", "basis_art", "basis_art_ptr", "basis_rows",
@@ -29,8 +29,12 @@ def ragged(seqs, dtype=np.int64) -> tuple:
     sequences)."""
     ptr = np.zeros(len(seqs) + 1, dtype=np.int64)
     ptr[1:] = np.cumsum([len(s) for s in seqs])
-    flat = np.concatenate([np.asarray(s, dtype=dtype).ravel() for s in seqs]) if seqs \
-        else np.zeros(0, dtype=dtype)
+    if not seqs:
+        return np.zeros(0, dtype=dtype), ptr
+    if all(isinstance(s, np.ndarray) and s.ndim == 1 for s in seqs):
+        flat = np.concatenate(seqs)     # no array per sequence: bases have ~1 000 clusters
+    else:
+        flat = np.concatenate([np.asarray(s, dtype=dtype).ravel() for s in seqs])
     return flat.astype(dtype, copy=False), ptr
 
 
@@ -110,6 +114,15 @@ class BasisBook:
             if not self.uses[j]:
                 del self.uses[j], self.ids[self.clusters.pop(j).tobytes()]
 
+    def in_pool(self, kept: _Kept, pool: SavedPool) -> np.ndarray:
+        """The positions in ``pool`` of ``kept``'s basic clusters; each
+        cluster of the book is looked up in a pool once."""
+        memo = pool.memo(self.issued)
+        new = np.unique(kept.ids[memo[kept.ids] < 0])
+        for j in new.tolist():
+            memo[j] = pool.position(self.clusters[j])
+        return memo[kept.ids]
+
     def basis(self, kept: _Kept) -> PortableBasis:
         return PortableBasis.of([self.clusters[j] for j in kept.ids.tolist()], kept.artificial,
                                 kept.row_status)
@@ -130,35 +143,58 @@ class _Kept:
     holders: int = 0
 
 
-def pack(bases: list, columns: list) -> tuple[dict, list]:
-    """Arrays for a checkpoint of ``bases`` (portable bases, None entries
-    allowed), their basic clusters as indices into ``columns`` (the pool
-    saved beside them); returns the arrays and the clusters to append to
-    that pool (basic clusters it lacks).  The sorted column indices are
-    stored as differences, which compress well."""
-    index = {tuple(c.tolist()): j for j, c in enumerate(columns)}
-    extra: list = []
+class SavedPool:
+    """The cluster pool a checkpoint saves: a master's columns (``index``: a
+    cluster's records as a tuple → its position; read, never changed), then
+    the basic clusters of saved bases that the master lacks (``extra``)."""
+
+    def __init__(self, index: dict, size: int):
+        self.index, self.size = index, size
+        self.added: dict = {}
+        self.extra: list = []
+        self._memo: np.ndarray | None = None
+
+    def position(self, cluster) -> int:
+        """Where ``cluster`` (sorted records) is in the pool; appended to
+        ``extra`` when the master lacks it."""
+        key = tuple(np.asarray(cluster).tolist())
+        j = self.index.get(key)
+        if j is None:
+            j = self.added.get(key)
+        if j is None:
+            j = self.added[key] = self.size + len(self.extra)
+            self.extra.append(np.asarray(key, dtype=np.int64))
+        return j
+
+    def memo(self, n: int) -> np.ndarray:
+        """The positions of a :class:`BasisBook`'s clusters by id (-1: not
+        looked up yet), for ids below ``n``; one book per pool."""
+        if self._memo is None or self._memo.size < n:
+            old = self._memo
+            self._memo = np.full(n, -1, dtype=np.int64)
+            if old is not None:
+                self._memo[:old.size] = old
+        return self._memo
+
+
+def pack(bases: list) -> dict:
+    """Arrays for a checkpoint of ``bases``: each None or (the positions of
+    its basic clusters in the pool saved beside them, :class:`SavedPool`;
+    its basic artificial columns; its row statuses).  The sorted positions
+    are stored as differences, which compress well."""
     cols, arts, rows = [], [], []
     for b in bases:
         if b is None:
             continue
-        idx = []
-        for c in b.clusters():
-            key = tuple(c.tolist())
-            j = index.get(key)
-            if j is None:
-                j = index[key] = len(columns) + len(extra)
-                extra.append(np.asarray(key, dtype=np.int64))
-            idx.append(j)
-        cols.append(np.sort(np.asarray(idx, dtype=np.int64)))
-        arts.append(np.asarray(b.artificial, dtype=np.int64))
-        rows.append(np.asarray(b.row_status, dtype=np.int8))
+        cols.append(np.sort(np.asarray(b[0], dtype=np.int64)))
+        arts.append(np.asarray(b[1], dtype=np.int64))
+        rows.append(np.asarray(b[2], dtype=np.int8))
     col_flat, col_ptr = ragged(cols, np.int64)
     art_flat, art_ptr = ragged(arts, np.int32)
     row_flat, row_ptr = ragged(rows, np.int8)
     return {"basis_cols": np.diff(col_flat, prepend=0).astype(np.int32), "basis_ptr": col_ptr,
             "basis_art": art_flat, "basis_art_ptr": art_ptr,
-            "basis_rows": row_flat, "basis_rows_ptr": row_ptr}, extra
+            "basis_rows": row_flat, "basis_rows_ptr": row_ptr}
 
 
 def unpack(arrays: dict) -> list:

@@ -63,7 +63,7 @@ from .cuts import rank1
 from .diving import dive, is_integral
 from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
-from .master import MasterProblem, cluster_weight, set_partitioning_mip
+from .master import Basis, MasterProblem, cluster_weight, set_partitioning_mip
 from .neighbourhood import exact_neighbourhood_search
 from .nodeclosing import NodeClosing, cut_constraints
 from .parallel import explore_in_parallel
@@ -762,6 +762,19 @@ class BranchAndPrice(ColumnGeneration):
             return id(node.basis), self.master.export_basis(node.basis)
         kept = self.basis_book.get(node.ident)
         return id(kept), None if kept is None else self.basis_book.basis(kept)
+
+    def saved_basis(self, node: Node, pool) -> tuple:
+        """:meth:`portable_basis` for a checkpoint, without building one:
+        (key, None or (the positions in ``pool``, a
+        :class:`~mipagg.exact.bases.SavedPool` of this master's columns, of
+        the basic clusters; the basic artificial columns; the row statuses))."""
+        basis: Basis | None = node.basis      # type: ignore[assignment]  # Node holds any object
+        if basis is not None:
+            found = self.master.basis_positions(basis)
+            return id(basis), None if found is None else (*found, basis.row_status)
+        kept = self.basis_book.get(node.ident)
+        return id(kept), None if kept is None else (
+            self.basis_book.in_pool(kept, pool), kept.artificial, kept.row_status)
 
     def nodes_with_bases(self, current=None) -> list:
         """The open nodes (none when the node selection cannot be iterated)

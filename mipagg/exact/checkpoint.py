@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
-from .bases import pack, ragged, unpack
+from .bases import SavedPool, pack, ragged, unpack
 from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
@@ -138,7 +138,7 @@ def save(tree, path) -> Path:
     nodes = _open_nodes(tree) + list(tree.in_flight)
     cuts = [rank1(c) for c in tree.master.cuts]
     columns = list(tree.master.columns)
-    basis_arrays, extra = _node_bases(tree, nodes, columns)
+    basis_arrays, extra = _node_bases(tree, nodes)
     col_flat, col_ptr = ragged([np.asarray(c) for c in columns + extra])
     cut_rows, cut_ptr = ragged([c.rows for c in cuts])
     cut_nums, _ = ragged([c.nums for c in cuts])
@@ -193,20 +193,22 @@ def save(tree, path) -> Path:
     return path
 
 
-def _node_bases(tree, nodes: list, columns: list) -> tuple[dict, list]:
-    """The arrays of the bases (:meth:`~mipagg.exact.bp.BranchAndPrice.portable_basis`;
+def _node_bases(tree, nodes: list) -> tuple[dict, list]:
+    """The arrays of the bases (:meth:`~mipagg.exact.bp.BranchAndPrice.saved_basis`;
     siblings share one) of the ``checkpoint_bases`` open nodes of least
-    bound that have one, and the basic clusters to add to the saved pool."""
+    bound that have one, and the basic clusters to add to the saved pool
+    (the master's columns)."""
     node_basis = np.full(len(nodes), -1, dtype=np.int32)
     room = int(tree.settings.checkpoint_bases)
     if not tree.settings.node_basis or not room:
         return {}, []
+    pool = SavedPool(tree.master.pool_index(), len(tree.master.columns))
     unique: dict = {}
     bases: list = []
     for i in np.argsort([nd.bound for nd in nodes], kind="stable").tolist():
         if room == 0:
             break
-        key, basis = tree.portable_basis(nodes[i])
+        key, basis = tree.saved_basis(nodes[i], pool)
         if basis is None:
             continue
         room -= 1
@@ -214,9 +216,9 @@ def _node_bases(tree, nodes: list, columns: list) -> tuple[dict, list]:
             unique[key] = len(bases)
             bases.append(basis)
         node_basis[i] = unique[key]
-    arrays, extra = pack(bases, columns)
+    arrays = pack(bases)
     arrays["node_basis"] = node_basis
-    return arrays, extra
+    return arrays, pool.extra
 
 
 def _pairs(flat) -> tuple:

@@ -348,15 +348,23 @@ class MasterProblem:
                 return None
         return basic
 
-    def export_basis(self, basis: Basis) -> PortableBasis | None:
-        """``basis`` with its basic columns as clusters (None when one was
-        deleted since it was taken)."""
+    def basis_positions(self, basis: Basis) -> tuple | None:
+        """(the pool indices of ``basis``'s basic columns, its basic
+        artificial columns); None when one was deleted since it was taken."""
         basic = self._translate(basis)
         if basic is None:
             return None
-        pool = basic[basic >= self._offset] - self._offset
-        return PortableBasis.of([self.columns[j] for j in pool.tolist()],
-                                basic[basic < self._offset], basis.row_status)
+        return basic[basic >= self._offset] - self._offset, basic[basic < self._offset]
+
+    def export_basis(self, basis: Basis) -> PortableBasis | None:
+        """``basis`` with its basic columns as clusters (None when one was
+        deleted since it was taken)."""
+        found = self.basis_positions(basis)
+        if found is None:
+            return None
+        pool, artificial = found
+        return PortableBasis.of([self.columns[j] for j in pool.tolist()], artificial,
+                                basis.row_status)
 
     def import_basis(self, portable: PortableBasis) -> Basis:
         """A :class:`Basis` of this master from ``portable`` (its clusters
@@ -365,6 +373,11 @@ class MasterProblem:
         self.add_columns(clusters)
         return self.pool_basis(self.pool_indices(clusters), portable.artificial,
                                portable.row_status)
+
+    def pool_index(self) -> dict:
+        """The pool's index: a column's records as a tuple → its position
+        (the master's own: read it, never change it)."""
+        return self._index
 
     def pool_indices(self, clusters) -> np.ndarray:
         """The pool index of each of ``clusters`` (all in the pool)."""

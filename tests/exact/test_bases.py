@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from mipagg.exact.bases import BasisBook, PortableBasis, pack, unpack
+from mipagg.exact.bases import BasisBook, PortableBasis, SavedPool, pack, ragged, unpack
 
 
 def _basis(clusters, art=(1,), rows=(1, 0, 2)):
@@ -70,14 +70,37 @@ def test_the_book_holds_exactly_the_clusters_of_the_nodes_still_attached(ops):
 
 def test_checkpoint_arrays_give_the_bases_back_as_pool_indices():
     columns = [np.array([0, 1, 2]), np.array([3, 4, 5])]
-    bases = [_basis([(3, 4, 5), (0, 1, 2)]), None, _basis([(6, 7, 8), (0, 1, 2)], rows=(2,))]
-    arrays, extra = pack(bases, columns)
-    assert [c.tolist() for c in extra] == [[6, 7, 8]]     # a basic cluster the pool lacked
-    pool = columns + extra
-    back = unpack(arrays)
-    assert len(back) == 2
-    for (cols, art, rows), b in zip(back, [bases[0], bases[2]]):
-        got = sorted(pool[j].tolist() for j in cols)
+    pool = SavedPool({tuple(c.tolist()): j for j, c in enumerate(columns)}, len(columns))
+    book = BasisBook()
+    bases = [_basis([(3, 4, 5), (0, 1, 2)]), None, _basis([(6, 7, 8), (0, 1, 2)], rows=(2,)),
+             _basis([(6, 7, 8), (3, 4, 5)], art=(), rows=(0, 1))]
+    kept = [None if b is None else book.keep(b) for b in bases]
+    saved = [None if k is None else (book.in_pool(k, pool), k.artificial, k.row_status)
+             for k in kept]
+    assert [c.tolist() for c in pool.extra] == [[6, 7, 8]]    # a basic cluster the pool lacked
+    assert pool.position(np.array([6, 7, 8], np.int32)) == 2 and len(pool.extra) == 1
+    everything = columns + pool.extra
+    back = unpack(pack(saved))
+    assert len(back) == 3
+    for (cols, art, rows), b in zip(back, [bases[0], bases[2], bases[3]]):
+        got = sorted(everything[j].tolist() for j in cols)
         assert got == sorted(c.tolist() for c in b.clusters())
         assert art.tolist() == b.artificial.tolist() and rows.tolist() == b.row_status.tolist()
     assert unpack({}) == []
+
+
+def test_a_pool_looks_up_the_clusters_of_a_book_that_grew():
+    pool, book = SavedPool({(0, 1): 0}, 1), BasisBook()
+    first = book.in_pool(book.keep(_basis([(0, 1), (2, 3)])), pool)
+    second = book.in_pool(book.keep(_basis([(4, 5), (2, 3), (0, 1)])), pool)
+    assert first.tolist() == [0, 1] and second.tolist() == [2, 1, 0]
+    assert [c.tolist() for c in pool.extra] == [[2, 3], [4, 5]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 50), max_size=6), max_size=20))
+def test_ragged_keeps_the_sequences_whether_arrays_or_lists(seqs):
+    for given_as in (seqs, [np.asarray(s, dtype=np.int64) for s in seqs]):
+        flat, ptr = ragged(given_as, np.int32)
+        assert flat.dtype == np.int32 and ptr[-1] == flat.size
+        assert [flat[ptr[i]:ptr[i + 1]].tolist() for i in range(len(seqs))] == seqs
