@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 
-__all__ = ["new_highs", "silence_banner", "set_time_limit", "cumulative_limit",
+__all__ = ["new_highs", "silence_banner", "set_time_limit", "cumulative_limit", "stop_on_request",
            "release_solver_threads"]
 
 _banner_lock = threading.Lock()
@@ -88,6 +88,27 @@ def set_time_limit(h, seconds: float | None) -> None:
         h.setOptionValue("time_limit", highspy.kHighsInf)
     else:
         h.setOptionValue("time_limit", cumulative_limit(h, seconds))
+
+
+def stop_on_request(h) -> bool:
+    """Let a graceful stop request (:class:`~mipagg.interrupts.StopRequest`)
+    end ``h``'s MIP solves at HiGHS's next limit check, model status
+    ``kInterrupt``; returns whether such a request can come (a
+    :func:`~mipagg.interrupts.stoppable` run under
+    :func:`~mipagg.interrupts.graceful_stops`).  The check is a Python call
+    from HiGHS's MIP loop, which also lets the signal's handler run: without
+    it, a MIP under way keeps the main thread until its own limit."""
+    from ..interrupts import StopRequest
+
+    if not (StopRequest.enabled and StopRequest.runs):
+        return False
+
+    def check(event) -> None:
+        if StopRequest.requested:
+            event.interrupt()
+
+    h.cbMipInterrupt.subscribe(check)
+    return True
 
 
 def release_solver_threads() -> None:

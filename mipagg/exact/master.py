@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import DataError, ParameterError, SolverError
 from .bases import PortableBasis
 from .cuts import cut_matrix
-from .highs import new_highs
+from .highs import new_highs, stop_on_request
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
 __all__ = ["MasterProblem", "MasterSolution", "Basis", "PortableBasis", "squared_distances",
@@ -615,6 +615,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
         x0 = np.zeros(m)
         x0[np.asarray(start, dtype=int)] = 1.0
         h.setSolution(_solution(highspy, x0))
+    stop_on_request(h)
     t0 = time.perf_counter()
     h.run()
     status = h.getModelStatus()
@@ -625,6 +626,7 @@ def set_partitioning_mip(n: int, columns, weights, *, time_limit: float | None =
     name = {highspy.HighsModelStatus.kOptimal: "optimal",
             highspy.HighsModelStatus.kInfeasible: "infeasible",
             highspy.HighsModelStatus.kTimeLimit: "time_limit",
+            highspy.HighsModelStatus.kInterrupt: "time_limit",    # a graceful stop request
             highspy.HighsModelStatus.kSolutionLimit: "node_limit",     # mip_max_nodes
             }.get(status, h.modelStatusToString(status))
     sol = h.getSolution()

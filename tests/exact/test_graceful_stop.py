@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 
 import multiprocessing as mp
+import numpy as np
 import pytest
 
 from mipagg.exact import parallel
 from mipagg.exact.bp import BranchAndPrice, branch_and_price
 from mipagg.exact.colgen import Rounder, column_generation
+from mipagg.exact.master import set_partitioning_mip, squared_distances
+from mipagg.exact.pricing.constraints import PricingConstraints
+from mipagg.exact.pricing import search
+from mipagg.exact.pricing.search import SearchSpace, search_clusters
 from mipagg.exact.settings import StopCriterion
 from mipagg.interrupts import CtrlC, StopRequest, graceful_stops, stoppable
 
@@ -109,3 +116,54 @@ def test_interrupted_column_generation(tree24, monkeypatch):
     assert r.status == "interrupted" and r.partition.is_feasible(3)
     assert r.iterations == len(calls) == 3      # the loop stopped at its next check
     assert r.lower_bound is None or r.lower_bound <= opt + 1e-7
+
+
+def _hard_set_partitioning(n=90, m=30_000, seed=1):
+    """A set-partitioning MIP HiGHS needs about 30 s for (lognormal records,
+    random clusters of 3–5 with noisy SSE weights, consecutive triples for
+    feasibility)."""
+    rng = np.random.default_rng(seed)
+    X = rng.lognormal(size=(n, 4))
+    cols = [list(range(i, i + 3)) for i in range(0, n, 3)]
+    cols += [sorted(rng.choice(n, rng.integers(3, 6), replace=False).tolist()) for _ in range(m)]
+    w = [float(((X[c] - X[c].mean(0)) ** 2).sum() + 0.5) * rng.uniform(0.9, 1.1) for c in cols]
+    return n, cols, w
+
+
+def test_a_stop_request_ends_a_highs_mip_under_way_as_at_its_time_limit():
+    """A MIP under way (a node gap closing, the pool MIP) stops at HiGHS's
+    next limit check, and the signal's handler runs inside it: without the
+    check the main thread stays in HiGHS until the MIP's own limit."""
+    n, cols, w = _hard_set_partitioning()
+    timer = threading.Timer(1.0, _press)
+    info: dict = {}
+    with CtrlC(), graceful_stops(), stoppable():
+        timer.start()
+        t0 = time.perf_counter()
+        status, value, chosen = set_partitioning_mip(n, cols, w, time_limit=120, info=info)
+        seconds = time.perf_counter() - t0
+        assert StopRequest.requested
+    timer.join()
+    assert status == "time_limit" and seconds < 15
+    assert value is not None and info["dual_bound"] <= value + 1e-9
+    assert sorted(v for j in chosen for v in cols[j]) == list(range(n))
+
+
+def test_a_stop_request_ends_an_enumeration_with_a_deadline_only(monkeypatch):
+    """The exact search honours a request between slices where it has a
+    deadline (a node gap closing's budget); pricing without one finishes
+    its search.  One expansion per slice, so that a small search has many."""
+    monkeypatch.setattr(search, "_SLICE", 1)
+    rng = np.random.default_rng(3)
+    D = squared_distances(rng.normal(size=(120, 3)))
+    lam = np.sort(D, axis=1)[:, 1:5].sum(axis=1) / 10     # the least reduced cost near 0
+    space, cons = SearchSpace.build(D, 5), PricingConstraints.none(120)
+    whole = search_clusters(space, lam, cons, mode="best", max_columns=5)
+    assert whole.status == "complete" and whole.expansions > 100
+    with CtrlC(), graceful_stops(), stoppable():
+        _press()
+        far = time.perf_counter() + 3600
+        cut = search_clusters(space, lam, cons, mode="best", max_columns=5, deadline=far)
+        free = search_clusters(space, lam, cons, mode="best", max_columns=5)
+    assert cut.status == "time_limit" and cut.expansions < 5 and cut.min_rc is None
+    assert free.status == "complete" and free.min_rc == whole.min_rc

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ...interrupts import StopRequest
 from .forbidden import forbidden_table
 
 __all__ = ["SearchSpace", "search_clusters", "SearchOutcome"]
@@ -558,7 +559,8 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
     ``forbidden``: (hashes, rows) table of clusters to skip
     (:func:`~.forbidden.forbidden_table`).  ``threads`` > 1 splits the
     root's children between threads.  ``deadline``: a ``time.perf_counter()``
-    value, checked between slices.  Worst case O(C(n, η)·n log n).
+    value, checked between slices, where a graceful stop request
+    (:class:`~mipagg.interrupts.StopRequest`) counts as reaching it.  Worst case O(C(n, η)·n log n).
     """
     t0 = time.perf_counter()
     D = space.D
@@ -609,8 +611,9 @@ def search_clusters(space: SearchSpace, lam, cons, *, mode="best", max_columns=1
                 with lock:
                     if code == -1:
                         state["status"] = "too_many_columns"
-                    elif deadline is not None and time.perf_counter() >= deadline:
-                        state["status"] = "time_limit"
+                    elif deadline is not None and (time.perf_counter() >= deadline
+                                                   or StopRequest.requested):
+                        state["status"] = "time_limit"      # a stop request: as at it
                     else:
                         state["nodes"] += _SLICE
                         if max_nodes is not None and state["nodes"] > max_nodes:
