@@ -24,7 +24,10 @@ on top of its defaults; every run has ``time_limit`` and, unless ``--close-gap``
 * ``every``     rounding="every" (SRH and MSTH after every master solve, the seed);
 * ``wentges``   stabilization="wentges", alpha="auto" (center: the neighbour duals at
                 first, then the duals of the best Lagrangian bound); ``wentges-t1`` on one
-                thread.
+                thread;
+* ``chain``     size_chain=True: only size k priced exactly, the larger sizes bounded
+                through it (:func:`mipagg.exact.pricing.rounds.size_chain`); ``t1-chain``
+                on one thread.
 
 ``--quick``: Census k = 3 only, ``default`` vs ``mc10``.
 
@@ -67,6 +70,8 @@ CONFIGS = {
     "every": dict(rounding="every"),
     "wentges": dict(stabilization="wentges", alpha="auto"),
     "wentges-t1": dict(stabilization="wentges", alpha="auto", threads=1),
+    "chain": dict(size_chain=True),
+    "t1-chain": dict(threads=1, size_chain=True),
 }
 
 

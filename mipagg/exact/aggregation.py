@@ -191,7 +191,7 @@ def aggregated_root(master, ctx, groups, loop, *, deadline=None, max_share=MAX_S
         lam = disaggregate(mu, labels, nu)
         r = pricing_round(ctx, lam, mode=loop.pricing, complete=True,
                           max_columns=loop.max_columns, deadline=deadline,
-                          exact_rule=loop.exact_rule)
+                          exact_rule=loop.exact_rule, chain=loop.size_chain)
         if r.complete(k):
             lb = lagrangian_bound(lam, r.min_reduced_costs, k)
             best_lb = lb if best_lb is None else max(best_lb, lb)

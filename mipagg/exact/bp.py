@@ -248,7 +248,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
-                     fixing=True, column_fixing=False, node_basis=True, plunge=0.0,
+                     fixing=True, size_chain=False, column_fixing=False, node_basis=True,
+                     plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=4096,
@@ -350,6 +351,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     fixing : reduced-cost fixing of record pairs at the root and at every
         node (:mod:`mipagg.exact.fixing`): a pair that cannot be together in
         an improving partition is kept apart in the subtree.
+    size_chain : as in :func:`~mipagg.exact.colgen.column_generation`: the
+        root's column generation before the cuts, and nodes without together
+        pairs or cut penalties, search only size k exactly.
     column_fixing : when the tree starts (or resumes), delete from the
         master the columns whose reduced cost at the root's certified duals
         exceeds UB − L (in no partition as good as the incumbent, by the
@@ -438,7 +442,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
         stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing,
-        column_fixing=column_fixing, node_basis=node_basis, plunge=plunge,
+        size_chain=size_chain, column_fixing=column_fixing, node_basis=node_basis,
+        plunge=plunge,
         branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,

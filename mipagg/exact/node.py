@@ -237,7 +237,8 @@ class _NodeLoop:
         t0 = time.perf_counter()
         r = pricing_round(self.ctx, mu_rows, mode=mode or st.pricing, constraints=c,
                           complete=st.lagrangian, max_columns=st.max_columns,
-                          deadline=self.deadline, exact_rule=st.exact_rule, sweep_budget=budget)
+                          deadline=self.deadline, exact_rule=st.exact_rule, sweep_budget=budget,
+                          chain=st.size_chain)
         if r.columns and len(r.exact_sizes) > 0:
             self.t_sweep += time.perf_counter() - t0
         return r, c

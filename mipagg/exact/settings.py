@@ -85,6 +85,9 @@ class LoopSettings:
     # share of the node's time for bound-completing sweeps; None (the default
     # without a time limit): every sweep completes, so no clock steers the run
     sweep_share: float | None = SWEEP_SHARE
+    # price the sizes above k exactly only where the size chain does not hold
+    # (mipagg.exact.pricing.rounds.size_chain)
+    size_chain: bool = False
 
 
 class _Loadable:
@@ -260,7 +263,8 @@ def _resolve_loop(s, n, k, *, pricing, lagrangian, exact_rule, limited) -> LoopS
                         auto_alpha=auto_alpha,
                         max_columns=int(auto_max_columns(s.max_columns, n, k)),
                         gap_tol=s.gap_tol,
-                        sweep_share=None if s.time_limit is None else SWEEP_SHARE)
+                        sweep_share=None if s.time_limit is None else SWEEP_SHARE,
+                        size_chain=s.size_chain)
 
 
 def auto_max_columns(max_columns, n, k):
@@ -315,12 +319,13 @@ class CGSettings(_Loadable):
     lp_algorithm: str = "auto"
     warm_start: str | None = None
     aggregation: str = "auto"
+    size_chain: bool = False
 
     def __post_init__(self):
         if self.pricing not in PRICING_MODES:
             raise ParameterError(f"pricing must be one of {PRICING_MODES}, got {self.pricing!r}")
         _check_loop_common(self)
-        _flags(self, "close_gap")
+        _flags(self, "close_gap", "size_chain")
         if self.lagrangian not in (True, False, "auto"):
             raise ParameterError(f"lagrangian must be True, False or 'auto', "
                                  f"got {self.lagrangian!r}")
@@ -394,6 +399,7 @@ class BPSettings(_Loadable):
     node_selection: str = "best_bound"
     cut_families: tuple = ("subset_row",)
     fixing: bool = True
+    size_chain: bool = False
     column_fixing: bool = False
     node_basis: bool = True
     plunge: float = 0.0
@@ -438,8 +444,8 @@ class BPSettings(_Loadable):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
-        _flags(self, "cuts", "close_gap", "fixing", "column_fixing", "node_basis", "reclose_root",
-               "node_close_nested")
+        _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "node_basis",
+               "reclose_root", "node_close_nested")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):

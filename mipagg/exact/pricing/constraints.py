@@ -155,6 +155,15 @@ class PricingConstraints:
         """True when nothing restricts or penalises a cluster."""
         return not self.together and not self.apart and not (self.mu > 0).any()
 
+    @property
+    def nested(self) -> bool:
+        """True when every record of an allowed cluster can leave it and
+        leave an allowed cluster that pays no cut penalty: no together pair
+        and no positive cut penalty (apart pairs may remain).  Then the least
+        reduced costs of the sizes obey r_η/η ≥ r_{η−1}/(η−1)
+        (:func:`~.rounds.size_chain`)."""
+        return not self.together and not (self.mu > 0).any()
+
     def component_sizes(self) -> np.ndarray:
         return np.diff(self.comp_start)
 

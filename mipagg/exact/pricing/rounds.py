@@ -22,7 +22,7 @@ from .constraints import PricingConstraints
 from .search import SearchSpace, edge_prefix_sums
 from .solvers import EXACT, PRICING_ORDERS, PRICING_SOLVERS
 
-__all__ = ["PricingContext", "PricingRound", "pricing_round", "table2_exact_mode"]
+__all__ = ["PricingContext", "PricingRound", "pricing_round", "size_chain", "table2_exact_mode"]
 
 
 def table2_exact_mode(n: int, eta: int) -> str:
@@ -36,6 +36,33 @@ def table2_exact_mode(n: int, eta: int) -> str:
     if eta <= 5 or (eta == 6 and n <= 100):
         return "enumeration"
     return "ilp"
+
+
+def size_chain(r_k: float, k: int, eta: int) -> float:
+    """A certified lower bound on the least reduced cost of a cluster of size
+    η > k from that of size k, ``r_k`` (exact when negative, or a lower
+    bound), where no together pair and no cut penalty applies
+    (:attr:`~.constraints.PricingConstraints.nested`): (η/k)·min(r_k, 0).
+
+    Why: a cluster C of size η ≥ 3 has Σ_{v∈C} w(C∖v) = (η−2)·η·w(C)/(η−1)
+    for w(C) = Σ_{i<j∈C} D_ij/η (each pair is in η−2 of the η subsets), and
+    Σ_{v∈C} λ(C∖v) = (η−1)·λ(C).  So, with w ≥ 0,
+
+        w̄(C) = w(C) − λ(C) ≥ (1/(η−1))·Σ_{v∈C} w̄(C∖v) ≥ η/(η−1)·r_{η−1},
+
+    the slack being w(C)/(η−1)².  Every C∖v is allowed when C is (removing a
+    record breaks no apart pair), hence r_η/η ≥ r_{η−1}/(η−1) ≥ … ≥ r_k/k,
+    and the Lagrangian bound Σλ + n·min(0, min_η r_η/η) of seed 001
+    (:func:`~mipagg.exact.bounds.lagrangian_bound`) needs size k alone: when
+    no cluster of size k has a negative reduced cost, none of any size has.
+    Cut penalties break the inequality (a subset-row cut with all three rows
+    in C charges C once and each of its η subsets once), and so do together
+    pairs (C∖v may split one).
+
+    >>> size_chain(-0.6, 3, 5), size_chain(0.4, 3, 4)
+    (-1.0, 0.0)
+    """
+    return eta / k * min(float(r_k), 0.0)
 
 
 class PricingContext:
@@ -92,7 +119,7 @@ class PricingRound:
 
 def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                   complete=False, max_columns=10, deadline=None,
-                  exact_rule="measured", sweep_budget=None) -> PricingRound:
+                  exact_rule="measured", sweep_budget=None, chain=False) -> PricingRound:
     """PricingProblem(λ, π) of seed 001 section 5.1 for η = k..2k−1.
 
     The stages tried per size are :data:`~.solvers.PRICING_ORDERS` ``[mode]``
@@ -110,7 +137,13 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
     Lagrangian bound needs.  ``sweep_budget``: seconds for the sizes priced
     only to complete the bound (after an exact size has yielded columns); when
     they run out the sweep is abandoned (no bound at these duals, the columns
-    found are kept, ``swept`` False) rather than the round.  Costs one
+    found are kept, ``swept`` False) rather than the round.  Where no
+    together pair and no cut penalty applies, size k's exact minimum bounds
+    the larger sizes (:func:`size_chain`): when it proves that no cluster of
+    size k has a negative reduced cost, the round ends there (no larger
+    cluster has one either, so their searches could find nothing), and with
+    ``chain`` also when it found some (the larger sizes then get the
+    inexact stages only, and the bound is the same).  Costs one
     pricing call per size tried (exponential worst case when exact).
     """
     if mode not in PRICING_ORDERS:
@@ -122,6 +155,10 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                         deadline, sweep_budget)
     t0 = time.perf_counter()
     for eta in range(k, 2 * k):
+        if eta > k and cons.nested and k in state.out.exact_sizes and (
+                chain or state.out.min_reduced_costs[k] >= 0):
+            state.chain_from(eta)       # size k's exact minimum bounds the larger sizes
+            break
         if eta > n or not cons.feasible:
             # no allowed cluster of this size: its minimum is +inf, trivially proven
             state.out.min_reduced_costs[eta] = np.inf
@@ -178,6 +215,27 @@ class _RoundState:
                 return False
         out.columns.extend(found)
         return not out.timed_out
+
+    def chain_from(self, first) -> None:
+        """Sizes ``first``..2k−1 bounded by size k's minimum (:func:`size_chain`)
+        instead of exact searches; the inexact stages still run for their
+        columns when size k had some."""
+        k, out = self.ctx.k, self.out
+        r_k = out.min_reduced_costs[k]
+        for eta in range(first, 2 * k):
+            out.min_reduced_costs[eta] = size_chain(r_k, k, eta) if eta <= self.ctx.n \
+                else np.inf
+            out.exact_sizes.add(eta)
+        if not out.columns or r_k >= 0:
+            return
+        for eta in range(first, min(2 * k, self.ctx.n + 1)):
+            for stage in self.stages:
+                s = self.solver(stage, eta)
+                if not s.exact:
+                    res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
+                                  tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
+                    out.columns.extend(res.columns)
+                    break
 
     def solver(self, stage, eta):
         if stage != EXACT:

@@ -17,7 +17,7 @@ from mipagg.exact.pricing._common import reduced_cost
 from mipagg.exact.pricing.constraints import PricingConstraints
 from mipagg.exact.pricing.enumeration import enumeration_pricing
 from mipagg.exact.pricing.heuristic import heuristic_pricing
-from mipagg.exact.pricing.rounds import PricingContext, pricing_round
+from mipagg.exact.pricing.rounds import PricingContext, pricing_round, size_chain
 from mipagg.exact.pricing.search import SearchSpace, search_clusters
 from mipagg.exact.rank1 import PATTERNS
 
@@ -264,3 +264,88 @@ def test_truncation_keeps_every_member_of_a_completion_below_the_cut(keys, r, cu
         kept = _truncate(u, kk, k.size, r, cut)
         assert needed <= set(u[:kept].tolist())
         assert np.array_equal(kk[:kept], k[u[:kept]])       # each key moved with its record
+
+
+def _brute_minima(D, lam, k, cons):
+    """The least reduced cost of an allowed cluster of every size k..2k−1
+    (cut penalties included), by listing them all."""
+    n = D.shape[0]
+    out = {}
+    for eta in range(k, min(2 * k, n + 1)):
+        costs = [reduced_cost(D, lam, list(c), eta) + cons.penalty(c)
+                 for c in itertools.combinations(range(n), eta) if cons.allows(c)]
+        out[eta] = min(costs, default=np.inf)
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 3), st.integers(0, 3))
+def test_the_size_chain_bounds_every_larger_size_by_size_k(seed, k, n_apart):
+    """r_η/η ≥ min(r_k, 0)/k for allowed clusters under apart pairs only
+    (ties and duplicate records included), by brute force; a round that
+    prices size k exactly and chains the others reports bounds below every
+    size's true minimum, and no column only when no size has one."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2 * k, 11))
+    D = squared_distances(rng.integers(0, 4, size=(n, 2)).astype(float))
+    lam = rng.uniform(0.0, 4.0, n) * rng.uniform(0.2, 1.5)
+    pairs = list(itertools.combinations(range(n), 2))
+    apart = [pairs[i] for i in rng.choice(len(pairs), n_apart, replace=False)]
+    cons = PricingConstraints.build(n, apart=apart)
+    assert cons.nested
+    true = _brute_minima(D, lam, k, cons)
+    for eta, m in true.items():
+        assert m / eta >= size_chain(true[k], k, eta) / eta - 1e-9
+    r = pricing_round(PricingContext(D, k), lam, mode="auto", constraints=cons, complete=True,
+                      max_columns=3, chain=True)
+    if r.complete(k):
+        for eta, m in true.items():
+            assert r.min_reduced_costs[eta] <= m + 1e-9
+    if not r.columns:
+        assert r.complete(k) and all(m >= -1e-9 for m in true.values())
+
+
+def test_cut_penalties_and_together_pairs_break_the_chain_so_each_size_is_priced():
+    """Three records at one point with a subset-row cut on them: the triple
+    pays μ once where each of its pairs pays it, so the pair minimum does not
+    bound the triple; with the cut (or a together pair) every size is priced
+    exactly and the bound is the true one."""
+    D = squared_distances(np.array([[0.0, 0.0]] * 3 + [[5.0, 5.0]] * 3))
+    lam = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    cut = PricingConstraints.build(6, cuts=[((0, 1, 2), 1.5)])
+    true = _brute_minima(D, lam, 2, cut)
+    assert true[2] == pytest.approx(-0.5) and true[3] == pytest.approx(-1.5)
+    assert true[3] / 3 < size_chain(true[2], 2, 3) / 3          # the chain would be wrong
+    assert not cut.nested and not PricingConstraints.build(6, together=[(0, 1)]).nested
+    r = pricing_round(PricingContext(D, 2), lam, mode="enumeration", constraints=cut,
+                      complete=True, chain=True)
+    assert r.min_reduced_costs[3] == pytest.approx(-1.5)
+
+
+@pytest.mark.parametrize("chain", [True, False])
+def test_a_chained_round_skips_the_exact_searches_of_the_larger_sizes(monkeypatch, chain):
+    """Without cuts and together pairs, only size k is searched exactly with
+    ``chain``, the larger sizes' bounds following from its minimum; without
+    it, the larger sizes are searched unless size k has no negative cluster."""
+    from mipagg.exact.pricing import enumeration
+
+    rng = np.random.default_rng(5)
+    D = squared_distances(rng.normal(size=(40, 2)))
+    sizes = []
+    real = enumeration.search_clusters
+
+    def counting(space, *args, **kwargs):
+        sizes.append(space.eta)
+        return real(space, *args, **kwargs)
+
+    monkeypatch.setattr(enumeration, "search_clusters", counting)
+    ctx = PricingContext(D, 3)
+    lam = np.sort(D, axis=1)[:, 1:3].sum(axis=1) * 0.6
+    r = pricing_round(ctx, lam, mode="enumeration", complete=True, chain=chain)
+    assert sizes == ([3] if chain else [3, 4, 5]) and r.complete(3) and r.columns
+    if chain:
+        assert r.min_reduced_costs[5] == pytest.approx(5 / 3 * r.min_reduced_costs[3])
+    sizes.clear()
+    none = pricing_round(ctx, np.zeros(40), mode="enumeration", complete=True, chain=chain)
+    assert sizes == [3] and not none.columns and none.complete(3)
+    assert all(none.min_reduced_costs[eta] == 0.0 for eta in (3, 4, 5))
