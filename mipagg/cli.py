@@ -51,6 +51,10 @@ METHOD_OPTIONS = {
     "--close-gap-partial": ("close_gap_partial", int, "bp and cg: when the root's gap holds more "
                             "clusters than gap closing takes, close it partially over at most "
                             "N clusters (default 2000; 0: off)"),
+    "--size-chain": ("size_chain", _on_off, "cg and bp: search only clusters of size k "
+                     "exactly where no cut or branching pair applies; the larger sizes are "
+                     "bounded through it (the same bound, fewer columns per round; on|off, "
+                     "default off)"),
     "--node-close-time": ("node_close_time", float, "bp: seconds each tree node's gap closing "
                           "may take (default: a tenth of the time limit, at most 120; 0: off)"),
     "--node-close-partial": ("node_close_partial", int, "bp: at a tree node whose gap holds too "

@@ -106,6 +106,22 @@ def test_bound_equals_full_lp_and_brackets_optimum(seed, n, k):
     assert max(bounds.values()) - min(bounds.values()) <= REL * lp
 
 
+@pytest.mark.parametrize("seed,n,k", CASES)
+def test_the_size_chain_gives_the_full_lp_bound(seed, n, k):
+    """``size_chain``: only size k searched exactly, the larger sizes bounded
+    through it; the LP optimum and its certificate are those of the full
+    set-partitioning LP."""
+    X = _random_X(seed, n, duplicates=seed % 2 == 1)
+    lp, _ = set_partitioning(X, k, integral=False)
+    opt, _ = optimal_partition_bruteforce(X, k)
+    for stab in (None, "wentges"):
+        r = column_generation(X, k, pricing="auto", stabilization=stab, lagrangian=True,
+                              size_chain=True, close_gap=False)
+        assert r.status in ("converged", "optimal")
+        assert r.lp_bound == pytest.approx(lp, rel=REL)
+        _check_invariants(r, X, k, lp, opt)      # every iteration's bound too
+
+
 @pytest.mark.parametrize("seed,n,k", [(7, 12, 3), (8, 10, 2)])
 def test_ilp_pricing_gives_the_same_bound(seed, n, k):
     X = _random_X(seed, n)
