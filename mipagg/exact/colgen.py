@@ -357,8 +357,9 @@ def column_generation(X, k, *, pricing="auto", time_limit=None, max_iterations=N
         ``size_chain`` the larger sizes are not searched exactly when it
         found some either (the heuristic still prices them).  The bound is
         the same, with one exact search per round instead of k, but fewer
-        columns per round: Census k = 10, 1.21× faster for 1.8× the
-        iterations; k = 5, 1.1× (docs/bench/cg_full.md).  Off by default.
+        columns per round: Census k = 10 1.08× faster for 2.1× the
+        iterations, k = 5 the same time (docs/bench/cg_full.md).  Off by
+        default.
     settings : a :class:`~mipagg.exact.settings.CGSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
