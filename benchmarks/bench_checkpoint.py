@@ -39,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
 from _env import machine  # noqa: E402
 
 import mipagg  # noqa: E402
@@ -124,8 +125,6 @@ def rewrite(a) -> None:
 
 def same_arrays(a, b) -> str:
     """Whether two checkpoints hold the same arrays (their metadata aside)."""
-    import numpy as np
-
     with np.load(a) as x, np.load(b) as y:
         names = sorted(set(x.files) - {"meta"})
         if names != sorted(set(y.files) - {"meta"}):

@@ -168,7 +168,8 @@ class SavedPool:
 
     def memo(self, n: int) -> np.ndarray:
         """The positions of a :class:`BasisBook`'s clusters by id (-1: not
-        looked up yet), for ids below ``n``; one book per pool."""
+        looked up yet), ids below ``n``; one book per pool (it may grow
+        between lookups)."""
         if self._memo is None or self._memo.size < n:
             old = self._memo
             self._memo = np.full(n, -1, dtype=np.int64)

@@ -90,10 +90,10 @@ def set_time_limit(h, seconds: float | None) -> None:
         h.setOptionValue("time_limit", cumulative_limit(h, seconds))
 
 
-def stop_on_request(h) -> bool:
+def stop_on_request(h) -> None:
     """Let a graceful stop request (:class:`~mipagg.interrupts.StopRequest`)
     end ``h``'s MIP solves at HiGHS's next limit check, model status
-    ``kInterrupt``; returns whether such a request can come (a
+    ``kInterrupt``, where such a request can come (a
     :func:`~mipagg.interrupts.stoppable` run under
     :func:`~mipagg.interrupts.graceful_stops`).  The check is a Python call
     from HiGHS's MIP loop, which also lets the signal's handler run: without
@@ -101,14 +101,13 @@ def stop_on_request(h) -> bool:
     from ..interrupts import StopRequest
 
     if not (StopRequest.enabled and StopRequest.runs):
-        return False
+        return
 
     def check(event) -> None:
         if StopRequest.requested:
             event.interrupt()
 
     h.cbMipInterrupt.subscribe(check)
-    return True
 
 
 def release_solver_threads() -> None:

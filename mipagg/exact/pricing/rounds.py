@@ -154,8 +154,9 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
     state = _RoundState(ctx, duals, cons, PRICING_ORDERS[mode], exact_rule, max_columns,
                         deadline, sweep_budget)
     t0 = time.perf_counter()
+    nested = cons.nested
     for eta in range(k, 2 * k):
-        if eta > k and cons.nested and k in state.out.exact_sizes and (
+        if eta > k and nested and k in state.out.exact_sizes and (
                 chain or state.out.min_reduced_costs[k] >= 0):
             state.chain_from(eta)       # size k's exact minimum bounds the larger sizes
             break
@@ -203,11 +204,8 @@ class _RoundState:
                 break
             s = self.solver(stage, eta)
             if not s.exact:
-                if self.went_exact:
-                    continue
-                res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
-                              tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
-                found = list(res.columns)
+                if not self.went_exact:
+                    found = self.inexact(s, eta)
                 continue
             found, go_on = self.exact_stage(s, eta, sweeping)
             if not go_on:
@@ -229,13 +227,16 @@ class _RoundState:
         if not out.columns or r_k >= 0:
             return
         for eta in range(first, min(2 * k, self.ctx.n + 1)):
-            for stage in self.stages:
-                s = self.solver(stage, eta)
-                if not s.exact:
-                    res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
-                                  tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
-                    out.columns.extend(res.columns)
-                    break
+            s = next((s for s in (self.solver(st, eta) for st in self.stages)
+                      if not s.exact), None)
+            if s is not None:
+                out.columns.extend(self.inexact(s, eta))
+
+    def inexact(self, s, eta) -> list:
+        """The columns of the inexact (heuristic) solver ``s`` at size η."""
+        res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
+                      tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
+        return list(res.columns)
 
     def solver(self, stage, eta):
         if stage != EXACT:
