@@ -52,6 +52,21 @@ class MasterSolution:
         return np.maximum(-self.cut_duals, 0.0)
 
 
+def cut_row_duals(sigma) -> np.ndarray:
+    """The duals σ_S of the cut rows as the bounds use them: at most 0.
+
+    A "≤" row of a minimisation has σ ≤ 0, and the Lagrangian bound
+    Σλ + Σσ + … holds only then (Σ_C g_C x_C ≤ 1 gives σ·Gx ≥ Σσ for σ ≤ 0
+    alone).  An LP solver returns duals feasible within its tolerance, so a
+    positive σ_S, however small, would add itself to a certified bound.  It
+    is read as 0, the penalty max(−σ, 0) the pricing charges anyway.
+
+    >>> cut_row_duals(np.array([-0.5, 1e-9, 0.0])).tolist()
+    [-0.5, 0.0, 0.0]
+    """
+    return np.minimum(np.asarray(sigma, dtype=float), 0.0)
+
+
 LP_ALGORITHMS = ("primal", "dual", "ipm")
 _BASIC = 1      # highspy.HighsBasisStatus.kBasic
 
@@ -521,7 +536,7 @@ class MasterProblem:
         row = np.asarray(sol.row_dual, dtype=float)
         return MasterSolution(float(info.objective_function_value), col[self._offset:],
                               row[:self.n], int(info.simplex_iteration_count),
-                              row[self.n:], float(col[:self._offset].sum()))
+                              cut_row_duals(row[self.n:]), float(col[:self._offset].sum()))
 
     def _run(self, h, highspy):
         """``h.run()``; on a status other than optimal or time limit (HiGHS's

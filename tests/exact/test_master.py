@@ -256,3 +256,33 @@ def test_a_basis_moves_to_a_master_with_other_columns():
     saved = mp.save_basis()
     mp.drop_columns(drop)
     assert mp.export_basis(saved) is None
+
+
+def test_a_cut_dual_of_the_wrong_sign_never_reaches_a_bound(monkeypatch):
+    """A "≤" cut row's dual σ enters the Lagrangian bound Σλ + Σσ + …, which
+    holds only for σ ≤ 0: a positive σ from the LP solver (within its dual
+    tolerance) is read as 0, the penalty the pricing charges anyway."""
+    import highspy
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(9, 2))
+    mp = MasterProblem(X)
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, 9, 3)] + _random_columns(rng, 9, 3, 12))
+    assert mp.add_cuts([(0, 1, 3), (2, 4, 5)]) == 2
+    honest = mp.solve()
+    assert honest.cut_duals.size == 2 and (honest.cut_duals <= 0).all()
+
+    real = highspy.Highs.getSolution
+
+    def wrong_sign(h):
+        sol = real(h)
+        row = list(sol.row_dual)
+        row[-1] = 0.25                      # the last cut row: a positive dual
+        sol.row_dual = row
+        return sol
+
+    monkeypatch.setattr(highspy.Highs, "getSolution", wrong_sign)
+    sol = mp.solve()
+    assert sol.cut_duals[-1] == 0.0
+    np.testing.assert_array_equal(sol.cut_duals[:-1], np.minimum(honest.cut_duals[:-1], 0.0))
+    np.testing.assert_allclose(sol.duals, honest.duals)
