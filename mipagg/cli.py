@@ -66,6 +66,9 @@ METHOD_OPTIONS = {
     "--node-close-nested": ("node_close_nested", _on_off, "bp: with --node-close-cost, count "
                             "the closings the node's subtree would try in that time (on|off; "
                             "default off)"),
+    "--size-fixing": ("size_fixing", _on_off, "bp: exclude from a node's subtree the cluster "
+                      "sizes whose least reduced cost at the node exceeds its gap (on|off; "
+                      "default off)"),
     "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
                          "node whose gap is at most this fraction of the incumbent's SSE "
                          "(default 0: only where the adaptive threshold allows)"),

@@ -67,13 +67,14 @@ def group_partitions(items, k):
                 yield [(first, *others)] + tail
 
 
-def least_pair_reduced_cost(D, lam, k, i, j, penalty):
+def least_pair_reduced_cost(D, lam, k, i, j, penalty, sizes=None):
     """The least reduced cost SSE(C) − Σ λ + penalty(C) over the clusters C
-    of k..2k−1 records holding both i and j (the bound pair fixing needs)."""
+    of k..2k−1 records (those of ``sizes`` only, when given) holding both i
+    and j (the bound pair fixing needs)."""
     n = D.shape[0]
     least = np.inf
     others = [v for v in range(n) if v not in (i, j)]
-    for eta in range(k, 2 * k):
+    for eta in range(k, 2 * k) if sizes is None else sizes:
         for T in itertools.combinations(others, eta - 2):
             C = (i, j, *T)
             w = sum(D[a, c] for a, c in itertools.combinations(C, 2)) / eta

@@ -154,8 +154,9 @@ def enumerate_below(D, duals, eta: int, threshold: float, *, max_columns: int = 
     (more than ``max_columns``), "too_many_nodes" (more than ``max_nodes``
     search nodes) or "time_limit" (``deadline``, a ``time.perf_counter()``
     value, passed; checked every few thousand nodes); clusters is ``None``
-    unless complete.  ``constraints``: a node's branching pairs and cut
-    penalties (:class:`~mipagg.exact.pricing.constraints.PricingConstraints`);
+    unless complete.  ``constraints``: a node's branching pairs, cut
+    penalties and excluded sizes (none of whose clusters is returned;
+    :class:`~mipagg.exact.pricing.constraints.PricingConstraints`);
     the search is :func:`~mipagg.exact.pricing.search.search_clusters` in
     "collect" mode."""
     from .pricing.constraints import PricingConstraints
@@ -163,9 +164,9 @@ def enumerate_below(D, duals, eta: int, threshold: float, *, max_columns: int = 
 
     D = np.ascontiguousarray(D, dtype=float)
     n = D.shape[0]
-    if eta > n:
-        return "complete", np.zeros((0, eta), dtype=np.int64)
     cons = constraints if constraints is not None else PricingConstraints.none(n)
+    if eta > n or cons.excludes(eta):
+        return "complete", np.zeros((0, eta), dtype=np.int64)
     space = space if space is not None else SearchSpace.build(D, eta)
     out = search_clusters(space, np.ascontiguousarray(duals, dtype=float), cons, mode="collect",
                           threshold=float(threshold), deadline=deadline, threads=threads,

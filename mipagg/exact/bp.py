@@ -61,7 +61,7 @@ from .bounds import gap, neighbour_bound, node_cutoff
 from .colgen import ColumnGeneration, Rounder, initial_partition
 from .cuts import rank1
 from .diving import dive, is_integral
-from .fixing import PairFixing
+from .fixing import PairFixing, fix_sizes
 from .gapclosing import close_gap_by_enumeration
 from .master import Basis, MasterProblem, cluster_weight, set_partitioning_mip
 from .neighbourhood import exact_neighbourhood_search
@@ -120,7 +120,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "node_closings", "nodes_enumerated", "node_partial_closings",
             "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
             "node_closings_skipped",
-            "fixed_pairs", "node_fixed_pairs", "columns_fixed",
+            "fixed_pairs", "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
             "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
             "node_cuts", "warm_starts", "rank1_cuts", "workers",
@@ -174,6 +174,7 @@ class BranchAndPriceResult:
     node_closings_skipped: int = 0  # nodes node_close_cost turned down
     fixed_pairs: int = 0            # pairs fixed apart at the root (whole tree)
     node_fixed_pairs: int = 0       # pairs fixed at tree nodes (their subtrees)
+    node_fixed_sizes: int = 0       # cluster sizes excluded at tree nodes (size_fixing)
     candidate_pairs: int = 0        # pairs examined by the fixing
     columns_fixed: int = 0          # columns deleted by column fixing (root duals, in the tree too)
     fixed: tuple = ()               # the root's fixed pairs (i, j), i < j
@@ -248,8 +249,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
-                     fixing=True, size_chain=False, column_fixing=False, node_basis=True,
-                     plunge=0.0,
+                     fixing=True, size_chain=False, column_fixing=False, size_fixing=False,
+                     node_basis=True, plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=4096,
@@ -354,6 +355,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     size_chain : as in :func:`~mipagg.exact.colgen.column_generation`: the
         root's column generation before the cuts, and nodes without together
         pairs or cut penalties, search only size k exactly.
+    size_fixing : at every node that branches, exclude from its subtree
+        each cluster size η (from 2k − 1 down, while it holds) of which no
+        allowed cluster has a reduced cost below UB − L at the node's
+        certified duals (:func:`~mipagg.exact.fixing.fix_sizes`): the
+        subtree's pricing and node closings skip it (off by default).
     column_fixing : when the tree starts (or resumes), delete from the
         master the columns whose reduced cost at the root's certified duals
         exceeds UB − L (in no partition as good as the incumbent, by the
@@ -442,7 +448,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
         stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing,
-        size_chain=size_chain, column_fixing=column_fixing, node_basis=node_basis,
+        size_chain=size_chain, column_fixing=column_fixing, size_fixing=size_fixing,
+        node_basis=node_basis,
         plunge=plunge,
         branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
@@ -526,6 +533,7 @@ class BranchAndPrice(ColumnGeneration):
         self.basis_book = BasisBook()   # the open nodes' bases sent back by workers
         self.branched = None            # the master solution the last children came from
         self.columns_fixed = 0          # columns deleted by fix_root_columns
+        self.node_fixed_sizes = 0       # (node, size) exclusions by fix_node_sizes
         self.pool_fixed = 0             # the pool after the last fix_root_columns
 
     def start(self, initial) -> None:
@@ -1075,13 +1083,15 @@ class BranchAndPrice(ColumnGeneration):
 
     def _process(self, node: Node) -> None:
         fixed = self.root_fixed()
-        cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart + fixed)
+        cons = PricingConstraints.build(self.n, together=node.together, apart=node.apart + fixed,
+                                        sizes_out=node.sizes_out)
         if not cons.feasible:
             return
         self.allowed = self.master.allowed_under(node.together, node.apart)
-        if fixed:
-            bad = self.fixer.forbidden_columns(self.master.columns)
-            self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
+        for bad in (self.fixer.forbidden_columns(self.master.columns) if fixed else None,
+                    self.master.columns_of_sizes(node.sizes_out) if node.sizes_out else None):
+            if bad is not None:
+                self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
         self.master.use_algorithm(self.reopt_algorithm)
         self.master.set_allowed(self.allowed)
         if node.basis is not None and self.master.load_basis(node.basis):
@@ -1109,7 +1119,8 @@ class BranchAndPrice(ColumnGeneration):
             return
         # the node's final LP basis for its children (gap closing leaves the master's LP alone)
         basis = self.master.save_basis() if self.settings.node_basis else None
-        node = replace(node, apart=node.apart + self.fix_node(res, node), basis=basis)
+        node = replace(node, basis=basis, sizes_out=self.fix_node_sizes(res, node))
+        node = replace(node, apart=node.apart + self.fix_node(res, node))
         if not self.branch(node, res.solution, bound):
             return      # integral (offered) or artificial: nothing below
         self.report_progress()
@@ -1181,15 +1192,34 @@ class BranchAndPrice(ColumnGeneration):
 
     def fix_node(self, res, node: Node) -> tuple:
         """Pairs fixed apart by reduced costs at the node's duals
-        (:meth:`~mipagg.exact.fixing.PairFixing.fix_node`), for its subtree."""
+        (:meth:`~mipagg.exact.fixing.PairFixing.fix_node`), for its subtree,
+        over the cluster sizes it allows."""
         stop = res.stop
         if self.fixer is None or stop.bound is None or stop.duals is None:
             return ()
         t0 = time.perf_counter()
         found = self.fixer.fix_node(stop.duals, stop.bound, self.rounder.best_sse,
-                                    self.master.cuts, stop.cut_duals, known=node.apart)
+                                    self.master.cuts, stop.cut_duals, known=node.apart,
+                                    sizes_out=node.sizes_out)
         self.seconds["fixing"] += time.perf_counter() - t0
         return tuple(found)
+
+    def fix_node_sizes(self, res, node: Node) -> int:
+        """The cluster sizes excluded for the subtree of ``node`` (its own and
+        those :func:`~mipagg.exact.fixing.fix_sizes` adds at the node's duals,
+        under its pairs and the root's fixed ones; ``size_fixing``).  Before
+        the node's pair fixing, whose bounds then leave these sizes out."""
+        stop = res.stop
+        if not self.settings.size_fixing or stop.bound is None or stop.duals is None:
+            return node.sizes_out
+        t0, ub = time.perf_counter(), self.rounder.best_sse
+        cons = cut_constraints(self.master, self.n, stop.cut_duals, node.together,
+                               node.apart + self.root_fixed(), node.sizes_out) or self.ctx.none
+        out = fix_sizes(self.ctx, stop.duals, cons, ub - float(stop.bound) + PairFixing.margin(ub),
+                        node.sizes_out, deadline=self.stop.deadline)
+        self.node_fixed_sizes += bin(out & ~node.sizes_out).count("1")
+        self.seconds["fixing"] += time.perf_counter() - t0
+        return out
 
     def report_progress(self) -> None:
         """A progress line: nodes, open nodes below the cutoff (as
@@ -1249,7 +1279,7 @@ class BranchAndPrice(ColumnGeneration):
             return False
         self.branched = solution
         self.children = [Node(bound, -(node.depth + 1), self.ident + i, together, apart,
-                              node.basis, side=i)
+                              node.basis, side=i, sizes_out=node.sizes_out)
                          for i, (together, apart) in enumerate(decision.children)]
         for child in self.children:
             self.open.push(child)
@@ -1310,7 +1340,8 @@ class BranchAndPrice(ColumnGeneration):
             aggregation=None if self.aggregated is None else self.aggregated.as_dict(),
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
             resumed_nodes=self.resumed_nodes, checkpoint=self.checkpoint_written,
-            columns_fixed=self.columns_fixed, part=part, **self.fixing_fields())
+            columns_fixed=self.columns_fixed, node_fixed_sizes=self.node_fixed_sizes, part=part,
+            **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:
         """The tree-size estimate at return: the nodes done when optimal."""

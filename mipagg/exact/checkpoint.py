@@ -50,7 +50,7 @@ __all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "re
 FORMAT = 1
 # counts carried from run to run (cumulative over the runs of one tree)
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
-           "dive_steps", "neighbourhood_solves")
+           "dive_steps", "neighbourhood_solves", "node_fixed_sizes")
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
 _PSEUDOCOSTS = ("pc_pairs", "pc_sums", "pc_probes")       # absent before 2026-11-29
 _UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
@@ -175,6 +175,7 @@ def save(tree, path) -> Path:
         cut_ptr=cut_ptr, cut_den=np.array([c.den for c in cuts], dtype=np.int64),
         node_bound=np.array([nd.bound for nd in nodes], dtype=float),
         node_depth=np.array([nd.depth for nd in nodes], dtype=np.int64),
+        node_sizes_out=np.array([str(nd.sizes_out) for nd in nodes]),
         tog=tog, tog_ptr=tog_ptr, apart=apart, apart_ptr=apart_ptr)
     arrays.update(basis_arrays)
     for name in ("duals", "cut_duals"):
@@ -262,10 +263,12 @@ def load(path) -> Checkpoint:
             cut = Rank1Cut(tuple(int(v) for v in rows), tuple(int(v) for v in nums), int(den))
             plain = len(rows) == 3 and cut.den == 2 and set(cut.nums) == {1}
             cuts.append(cut.rows if plain else rank1(cut))
-        nodes = [Node(float(b), -int(d), i, _pairs(t), _pairs(p)) for i, (b, d, t, p) in
+        sizes_out = a.get("node_sizes_out", np.zeros(a["node_bound"].size, dtype=int))
+        nodes = [Node(float(b), -int(d), i, _pairs(t), _pairs(p), sizes_out=int(m))
+                 for i, (b, d, t, p, m) in
                  enumerate(zip(a["node_bound"], a["node_depth"],
                                _unragged(a["tog"], a["tog_ptr"]),
-                               _unragged(a["apart"], a["apart_ptr"])))]
+                               _unragged(a["apart"], a["apart_ptr"]), sizes_out))]
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
         columns = _unragged(a["col_flat"], a["col_ptr"])
@@ -422,7 +425,8 @@ def restore(tree, ckpt: Checkpoint) -> None:
     bases = _restored_bases(tree, ckpt)
     for i, nd in enumerate(ckpt.nodes):
         basis = None if not bases or ckpt.node_basis[i] < 0 else bases[ckpt.node_basis[i]]
-        tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart, basis))
+        tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart, basis,
+                            sizes_out=nd.sizes_out))
         tree.ident += 1
 
 

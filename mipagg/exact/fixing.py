@@ -29,6 +29,15 @@ edges inside T; the cut penalties of T are ≥ 0 and dropped), minimised over
 ``neighbours`` nearest records (farther pairs are pruned by the pricing's own
 bounds anyway).  A pair is fixed only when its bound exceeds UB − L by a
 margin, so a fixed pair is together in no optimal partition.
+
+The same inequality fixes cluster *sizes* (:func:`fix_sizes`): if no allowed
+cluster of size η has w̄ below UB − L, no partition of the subtree as good as
+the incumbent holds a cluster of size η, and the subtree's pricing and gap
+closings skip that size (``size_fixing``).  The proof is one pricing search
+in "collect" mode at threshold UB − L that stops at the first cluster below
+it.  At the branched nodes of the Census k = 5 tree at 0.022 % (gap 0.12–0.17
+SSE units), sizes 8 and 9 were excluded at every node and 6 and 7 at none
+(docs/bench/casc_gap.md §58).
 """
 
 from __future__ import annotations
@@ -40,7 +49,32 @@ from .cuts import rank1
 from .pricing import half_smallest_sums
 from .pricing.search import insert_smallest
 
-__all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs"]
+__all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs", "fix_sizes"]
+
+
+def fix_sizes(ctx, duals, cons, threshold: float, sizes_out: int = 0,
+              deadline: float | None = None) -> int:
+    """The sizes ``sizes_out`` (a bit mask, :func:`~.pricing.constraints.size_mask`)
+    plus those, from 2k − 1 down to k and until one fails, of which no
+    cluster allowed by ``cons`` (branching pairs, cut penalties) has a
+    reduced cost below ``threshold`` (UB − L plus a margin) at ``duals``,
+    where L is certified (module docstring).  ``ctx``: the run's
+    :class:`~.pricing.rounds.PricingContext`.  Each size costs one search
+    that stops at the first cluster below the threshold; a search cut short
+    by ``deadline`` fixes nothing."""
+    from .pricing.search import search_clusters
+
+    k = ctx.k
+    for eta in range(min(2 * k - 1, ctx.n), k - 1, -1):
+        if sizes_out >> eta & 1:
+            continue
+        out = search_clusters(ctx.space(eta), duals, cons, mode="collect",
+                              threshold=float(threshold), collect_cap=0, tol=ctx.tol,
+                              deadline=deadline)
+        if out.status != "complete" or out.columns.shape[0]:
+            break
+        sizes_out |= 1 << eta
+    return sizes_out
 
 
 def candidate_pairs(D: np.ndarray, neighbours: int) -> np.ndarray:
@@ -79,17 +113,19 @@ def _bounds_one_size(D, lam, Hcol, pairs, eta, out):
             out[q] = val
 
 
-def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None) -> np.ndarray:
+def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None, sizes_out: int = 0) -> np.ndarray:
     """A certified lower bound, per pair of ``pairs``, on the reduced cost
     (row duals ``lam``, cut penalties ``mu`` = −σ ≥ 0 of the cut row sets
-    ``cuts``) of every cluster of size k..2k−1 holding both records (module
-    docstring); +inf when no such size exists.  ``H``: {η: H[:, η−3]} cache.
-    O(m·n·k) for m pairs."""
+    ``cuts``) of every cluster of size k..2k−1 (but those of ``sizes_out``, a
+    bit mask) holding both records (module docstring); +inf when no such
+    size exists.  ``H``: {η: H[:, η−3]} cache.  O(m·n·k) for m pairs."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     n = D.shape[0]
     out = np.full(pairs.shape[0], np.inf)
     lam = np.asarray(lam, dtype=float)
     for eta in range(max(k, 2), min(2 * k - 1, n) + 1):
+        if sizes_out >> eta & 1:
+            continue
         col = _h_column(D, eta) if H is None else H[eta]
         _bounds_one_size(D, lam, col, pairs, eta, out)
     if mu is not None and len(cuts) and pairs.shape[0]:
@@ -163,11 +199,12 @@ class PairFixing:
         """How far beyond UB − L a pair bound must be (rounding)."""
         return 1e-7 * max(1.0, abs(ub))
 
-    def bounds(self, duals, cuts=(), cut_duals=None, mask=None) -> np.ndarray:
-        """Pair bounds of the candidate pairs (``mask``: a subset) at the duals."""
+    def bounds(self, duals, cuts=(), cut_duals=None, mask=None, sizes_out=0) -> np.ndarray:
+        """Pair bounds of the candidate pairs (``mask``: a subset) at the duals,
+        over the sizes not in ``sizes_out``."""
         mu = None if cut_duals is None else np.maximum(-np.asarray(cut_duals, dtype=float), 0)
         pairs = self.pairs if mask is None else self.pairs[mask]
-        return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu)
+        return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu, sizes_out)
 
     def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None) -> int:
         """Root fixing at the duals where ``bound`` is certified; returns the
@@ -182,16 +219,18 @@ class PairFixing:
             self.fixed |= b > ub - L + self.margin(ub)
         return int(self.fixed.sum())
 
-    def fix_node(self, duals, bound, ub, cuts=(), cut_duals=None, known=()) -> list:
+    def fix_node(self, duals, bound, ub, cuts=(), cut_duals=None, known=(),
+                 sizes_out=0) -> list:
         """Pairs (not fixed at the root nor in ``known``) fixed apart for the
-        subtree of a node whose bound is certified at the duals."""
+        subtree of a node whose bound is certified at the duals, where no
+        improving partition has a cluster of a size in ``sizes_out``."""
         free = ~self.fixed
         if known:
             kc = np.array([a * self.n + b for a, b in known], dtype=np.int64)
             free &= ~np.isin(self.codes, kc)
         if not free.any():
             return []
-        b = self.bounds(duals, cuts, cut_duals, free)
+        b = self.bounds(duals, cuts, cut_duals, free, sizes_out)
         hit = b > ub - float(bound) + self.margin(ub)
         sel = self.pairs[free][hit]
         self.node_fixed += int(hit.sum())

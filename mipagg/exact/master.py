@@ -495,6 +495,15 @@ class MasterProblem:
             ok[list(set(by[a]).intersection(by[b]))] = False
         return ok
 
+    def columns_of_sizes(self, sizes) -> np.ndarray:
+        """Mask of the columns whose size is in ``sizes``, a bit mask (bit η for
+        size η; :func:`~mipagg.exact.pricing.constraints.size_mask`).  O(columns)."""
+        lengths = np.fromiter((len(c) for c in self.columns), dtype=np.int64,
+                              count=len(self.columns))
+        top = int(lengths.max(initial=0))
+        table = np.array([bool(sizes >> eta & 1) for eta in range(top + 1)], dtype=bool)
+        return table[lengths]
+
     def fix_columns(self, indices) -> None:
         """Force the columns ``indices`` to 1 (lower bound 1; a dive)."""
         idx = np.asarray(list(indices), dtype=np.int32)

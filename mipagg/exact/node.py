@@ -338,7 +338,7 @@ def _with_cuts(node_cons, cuts, n):
     if not cuts:
         return node_cons
     return PricingConstraints.build(n, together=node_cons.together, apart=node_cons.apart,
-                                    cuts=[(S, 0.0) for S in cuts])
+                                    cuts=[(S, 0.0) for S in cuts], sizes_out=node_cons.sizes_out)
 
 
 def _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n, step=0.1):

@@ -83,7 +83,7 @@ _SECONDS = ("node_close", "fixing", "branching")     # a worker's node work, add
 _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_partial_closings",
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_closings_skipped",
-           "node_fixed_pairs", "columns_fixed",
+           "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
            "node_cuts", "warm_starts", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
 
@@ -137,7 +137,9 @@ class SubtreeTask:
     gap-closing threshold (:class:`~mipagg.exact.nodeclosing.NodeClosing`)
     and ``node_close_cost`` model (:meth:`ClosingValue.state
     <mipagg.exact.closingvalue.ClosingValue.state>`, which holds what every
-    worker handed over), which the worker takes up; None: it keeps its own."""
+    worker handed over), which the worker takes up; None: it keeps its own.
+    ``sizes_out``: the cluster sizes excluded in the node's subtree
+    (:class:`~mipagg.exact.rules.Node`)."""
 
     bound: float
     depth: int
@@ -154,13 +156,15 @@ class SubtreeTask:
     side: int = -1
     closing_limit: float | None = None
     closing_model: dict | None = None
+    sizes_out: int = 0
 
 
 @dataclass
 class SubtreeResult:
     """The nodes a task left open, as (bound, depth, together, apart, hints,
     basis: a :class:`~mipagg.exact.bases.PortableBasis` or None, side: the
-    index among its parent's children or −1); the
+    index among its parent's children or −1, sizes_out: the sizes excluded in
+    its subtree); the
     worker's incumbent when better than the one sent (``sse``, ``labels``,
     else None); counts (``_COUNTS``); the deepest node solved; whether the
     time limit interrupted it; its busy seconds; the columns it found,
@@ -233,7 +237,7 @@ def _counts(tree) -> dict:
             "node_closings_timed_out": closer.timed_out,
             "node_closings_too_large": closer.too_large, "node_closings_skipped": closer.skipped,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
-            "columns_fixed": tree.columns_fixed,
+            "node_fixed_sizes": tree.node_fixed_sizes, "columns_fixed": tree.columns_fixed,
             "node_cuts": tree.node_cuts, "warm_starts": tree.warm_starts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
             "strong_predicted": getattr(tree.branching, "predicted", 0),
@@ -264,7 +268,7 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.master.add_columns(task.columns + task.hints)
     basis = None if task.basis is None else tree.master.import_basis(task.basis)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis,
-                        side=task.side))
+                        side=task.side, sizes_out=task.sizes_out))
     me = f"{os.getpid()}:{threading.get_ident()}"
     learns = hasattr(tree.branching, "take_fresh")
     if learns:
@@ -292,7 +296,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
             if nd.basis is not None and id(nd.basis) not in portable:
                 portable[id(nd.basis)] = tree.master.export_basis(nd.basis)
             left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, []),
-                         None if nd.basis is None else portable[id(nd.basis)], nd.side))
+                         None if nd.basis is None else portable[id(nd.basis)], nd.side,
+                         nd.sizes_out))
     after = _counts(tree)
     better = rounder.best_sse < task.ub
     value = tree.closer.value
@@ -530,7 +535,7 @@ class _Coordinator:
                                *self.news(), basis=self.basis_of(node), side=node.side,
                                closing_limit=tree.closer.limit,
                                closing_model=None if tree.closer.value is None
-                               else tree.closer.value.state())
+                               else tree.closer.value.state(), sizes_out=node.sizes_out)
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
 
@@ -567,14 +572,16 @@ class _Coordinator:
             tree.root_fixed()                   # the root fixing at the better incumbent
             tree.reclose_root()
         kept: dict = {}                 # siblings share their parent's basis
-        for bound, depth, together, apart, hints, basis, side in [] if tree.proven else r.open:
+        for bound, depth, together, apart, hints, basis, side, sizes_out in \
+                [] if tree.proven else r.open:
             if hints:
                 self.hints[tree.ident] = hints
             if basis is not None:
                 if id(basis) not in kept:
                     kept[id(basis)] = tree.basis_book.keep(basis)
                 tree.basis_book.attach(tree.ident, kept[id(basis)])
-            tree.open.push(Node(bound, -depth, tree.ident, together, apart, side=side))
+            tree.open.push(Node(bound, -depth, tree.ident, together, apart, side=side,
+                                sizes_out=sizes_out))
             tree.ident += 1
         c = r.counts
         tree.nodes += c["nodes"]
@@ -594,6 +601,7 @@ class _Coordinator:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
         tree.node_cuts += c["node_cuts"]
         tree.columns_fixed += c["columns_fixed"]
+        tree.node_fixed_sizes += c["node_fixed_sizes"]
         tree.warm_starts += c["warm_starts"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]

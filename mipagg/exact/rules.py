@@ -90,7 +90,10 @@ class Node:
     the parent's final master basis (:class:`~mipagg.exact.master.Basis`,
     this process only: never sent to a worker or saved in a checkpoint) and
     its index among its parent's children (−1: unknown, as after a
-    checkpoint), for :class:`~mipagg.exact.closingvalue.ClosingValue`."""
+    checkpoint), for :class:`~mipagg.exact.closingvalue.ClosingValue`;
+    ``sizes_out``: the cluster sizes no improving partition of its subtree
+    uses (bit η for size η, :func:`~mipagg.exact.pricing.constraints.size_mask`;
+    ``size_fixing``)."""
 
     bound: float
     depth_key: int                      # −depth: deeper first on equal bounds
@@ -99,6 +102,7 @@ class Node:
     apart: tuple = field(compare=False, default=())
     basis: object = field(compare=False, default=None, repr=False)
     side: int = field(compare=False, default=-1)
+    sizes_out: int = field(compare=False, default=0)
 
     @property
     def depth(self) -> int:

@@ -401,6 +401,7 @@ class BPSettings(_Loadable):
     fixing: bool = True
     size_chain: bool = False
     column_fixing: bool = False
+    size_fixing: bool = False
     node_basis: bool = True
     plunge: float = 0.0
     node_cut_rounds: int = 0
@@ -444,8 +445,8 @@ class BPSettings(_Loadable):
             raise ParameterError(f"mip_nodes must be None or an integer >= 0, got {mn!r}")
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
-        _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "node_basis",
-               "reclose_root", "node_close_nested")
+        _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "size_fixing",
+               "node_basis", "reclose_root", "node_close_nested")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):

@@ -56,8 +56,9 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     for name in ("tog", "apart"):
         flat, ptr = a[name], a[f"{name}_ptr"]
         a[name], a[f"{name}_ptr"] = ragged([flat[ptr[i]:ptr[i + 1]] for i in idx])
-    if "node_basis" in a:
-        a["node_basis"] = a["node_basis"][idx]
+    for name in ("node_basis", "node_sizes_out"):      # absent from older checkpoints
+        if name in a:
+            a[name] = a[name][idx]
     out = Path(out)
     tmp = out.with_name(out.name + ".part")
     with open(tmp, "wb") as fh:

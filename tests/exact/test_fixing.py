@@ -57,6 +57,25 @@ def test_pair_bound_below_every_cluster(inst, seed):
 
         least = least_pair_reduced_cost(D, lam, k, i, j, penalty)
         assert b[q] <= least + 1e-9
+    # a node whose subtree excludes the largest size: a bound over the others
+    # holds for their clusters and is at least the bound over all sizes
+    b_out = pair_bounds(D, lam, k, pairs, cuts=cuts, mu=mu, sizes_out=1 << (2 * k - 1))
+    assert (b_out >= b - 1e-12).all()
+    for q, (i, j) in enumerate(pairs):
+        least = least_pair_reduced_cost(D, lam, k, i, j, lambda C: sum(
+            m * (len(set(C) & set(S)) // 2) for S, m in zip(cuts, mu)), range(k, 2 * k - 1))
+        assert b_out[q] <= least + 1e-9
+
+
+def test_a_pair_bound_leaves_the_excluded_sizes_out():
+    """With large duals the largest clusters are the cheapest: excluding that
+    size raises every pair's bound."""
+    rng = np.random.default_rng(4)
+    D = squared_distances(rng.normal(size=(8, 2)))
+    pairs = np.array(list(itertools.combinations(range(8), 2)))
+    lam = np.full(8, 10.0)
+    b = pair_bounds(D, lam, 3, pairs)
+    assert (pair_bounds(D, lam, 3, pairs, sizes_out=1 << 5) > b + 1.0).all()
 
 
 def test_candidate_pairs_and_column_mask():

@@ -36,7 +36,20 @@ import numpy as np
 
 from ...errors import DataError
 
-__all__ = ["PricingConstraints", "csr"]
+__all__ = ["PricingConstraints", "csr", "size_mask"]
+
+
+def size_mask(sizes) -> int:
+    """The bit mask of a set of cluster sizes (bit η for size η), as
+    :attr:`PricingConstraints.sizes_out` holds it.
+
+    >>> size_mask([8, 9]), PricingConstraints.build(3, sizes_out=size_mask([2])).excludes(2)
+    (768, True)
+    """
+    m = 0
+    for eta in sizes:
+        m |= 1 << int(eta)
+    return m
 
 
 def csr(n: int, pairs) -> tuple[np.ndarray, np.ndarray]:
@@ -82,11 +95,15 @@ class PricingConstraints:
     cut_num: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     cut_den: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     cut_w: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    sizes_out: int = 0
 
     @classmethod
-    def build(cls, n: int, *, together=(), apart=(), cuts=()) -> "PricingConstraints":
+    def build(cls, n: int, *, together=(), apart=(), cuts=(),
+              sizes_out: int = 0) -> "PricingConstraints":
         """``together``/``apart``: iterables of record pairs; ``cuts``: iterable
-        of (rows, μ) with μ ≥ 0 the penalty (minus the cut's master dual)."""
+        of (rows, μ) with μ ≥ 0 the penalty (minus the cut's master dual);
+        ``sizes_out``: the cluster sizes a node excludes, as a bit mask
+        (:func:`size_mask`)."""
         together = tuple(sorted({tuple(sorted(map(int, p))) for p in together}))
         apart = tuple(sorted({tuple(sorted(map(int, p))) for p in apart}))
         for a, b in together + apart:
@@ -143,7 +160,7 @@ class PricingConstraints:
         np.add.at(cut_start, src + 1, 1)
         return cls(n, together, apart, comp_of, comp_start, comp_members, apart_start,
                    apart_idx, cut_rows, mu, np.cumsum(cut_start), dst[order], feasible,
-                   num[order], cut_den, cut_w)
+                   num[order], cut_den, cut_w, int(sizes_out))
 
     @classmethod
     def none(cls, n: int) -> "PricingConstraints":
@@ -163,6 +180,10 @@ class PricingConstraints:
         reduced costs of the sizes obey r_η/η ≥ r_{η−1}/(η−1)
         (:func:`~.rounds.size_chain`)."""
         return not self.together and not (self.mu > 0).any()
+
+    def excludes(self, eta: int) -> bool:
+        """Does the node exclude every cluster of size η (``sizes_out``)?"""
+        return bool(self.sizes_out >> int(eta) & 1)
 
     def component_sizes(self) -> np.ndarray:
         return np.diff(self.comp_start)

@@ -160,7 +160,7 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                 chain or state.out.min_reduced_costs[k] >= 0):
             state.chain_from(eta)       # size k's exact minimum bounds the larger sizes
             break
-        if eta > n or not cons.feasible:
+        if eta > n or not cons.feasible or cons.excludes(eta):
             # no allowed cluster of this size: its minimum is +inf, trivially proven
             state.out.min_reduced_costs[eta] = np.inf
             state.out.exact_sizes.add(eta)
@@ -221,12 +221,14 @@ class _RoundState:
         k, out = self.ctx.k, self.out
         r_k = out.min_reduced_costs[k]
         for eta in range(first, 2 * k):
-            out.min_reduced_costs[eta] = size_chain(r_k, k, eta) if eta <= self.ctx.n \
-                else np.inf
+            out.min_reduced_costs[eta] = np.inf if eta > self.ctx.n or self.cons.excludes(eta) \
+                else size_chain(r_k, k, eta)
             out.exact_sizes.add(eta)
         if not out.columns or r_k >= 0:
             return
         for eta in range(first, min(2 * k, self.ctx.n + 1)):
+            if self.cons.excludes(eta):
+                continue
             s = next((s for s in (self.solver(st, eta) for st in self.stages)
                       if not s.exact), None)
             if s is not None:
