@@ -181,8 +181,8 @@ def test_a_snapshot_rebuilds_the_run_in_a_worker(tree24):
     assert all(tree.root_bound - 1e-7 <= b <= opt + 1e-7 for b, *_ in r.open)
     # each open node carries its parent's LP support: columns of the pool
     # that cover every record (the master's rows are partitioning equalities)
-    for *_, hints, basis, side in r.open:
-        assert side in (0, 1)           # made by a branching in the task
+    for *_, hints, basis, side, sizes_out in r.open:
+        assert side in (0, 1) and sizes_out == 0    # made by a branching in the task
         assert hints and all(len(c) >= 3 for c in hints)
         assert set(np.concatenate(hints).tolist()) == set(range(len(X)))
         assert basis is not None and basis.row_status.size == len(X) + len(snap.cuts)
@@ -207,7 +207,7 @@ def test_a_node_starts_from_its_parents_basis_on_another_worker(tree24):
     root = parallel.SubtreeTask(tree.root_bound, 0, (), (), tree.rounder.best_sse,
                                 tree.rounder.best.labels, None, 6)
     out = parallel.solve_subtree(first, root)
-    bound, depth, together, apart, hints, basis, _ = max(out.open, key=lambda o: o[1])
+    bound, depth, together, apart, hints, basis, _, _ = max(out.open, key=lambda o: o[1])
     assert basis is not None
     pivots = []
     for b in (None, basis):
