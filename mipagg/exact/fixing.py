@@ -47,7 +47,7 @@ from numba import njit
 
 from .cuts import rank1
 from .pricing import half_smallest_sums
-from .pricing.search import insert_smallest
+from .pricing.search import insert_smallest, search_clusters
 
 __all__ = ["PairFixing", "candidate_pairs", "pair_bounds", "columns_with_pairs", "fix_sizes"]
 
@@ -62,8 +62,6 @@ def fix_sizes(ctx, duals, cons, threshold: float, sizes_out: int = 0,
     :class:`~.pricing.rounds.PricingContext`.  Each size costs one search
     that stops at the first cluster below the threshold; a search cut short
     by ``deadline`` fixes nothing."""
-    from .pricing.search import search_clusters
-
     k = ctx.k
     for eta in range(min(2 * k - 1, ctx.n), k - 1, -1):
         if sizes_out >> eta & 1:
