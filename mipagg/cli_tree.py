@@ -99,6 +99,13 @@ def _closed_line(s: dict) -> str:
             f"({(ub - pb) / ub:.2g} relative; gap_tol {s['gap_tol']:g})")
 
 
+def _sizes_line(s: dict) -> str:
+    """Size fixing: the sizes the nodes left out, and which the open ones exclude."""
+    by_size = ", ".join(f"size {eta}: {c:,}" for eta, c in s["open_sizes_out"].items())
+    return (f"size fixing: {s['node_fixed_sizes']:,} sizes excluded at nodes; open nodes "
+            f"excluding {by_size or 'none'}")
+
+
 def _lines(s: dict) -> list[str]:
     """The summary as text lines."""
     out = [f"n = {s['n']}, k = {s['k']}; written by mipagg {s['version']} at {s['saved']}"]
@@ -124,6 +131,8 @@ def _lines(s: dict) -> list[str]:
                f"{s['node_closing_incumbents']} found a better partition{failed})"
                + (f"; {s['node_closings_skipped']:,} nodes turned down as not worth a closing "
                   "(node_close_cost)" if s["node_closings_skipped"] else ""))
+    if s.get("node_fixed_sizes") or s.get("open_sizes_out"):
+        out.append(_sizes_line(s))
     if s.get("node_bases"):
         out.append(f"open nodes with their parent's master basis: {s['node_bases']:,}")
     if s.get("pseudocost_pairs"):

@@ -312,7 +312,9 @@ def summary(ckpt: Checkpoint) -> dict:
     gap (%, seed 001's formula (15)), the root's bounds, the share of the
     root gap closed and the tree-size estimate (:mod:`~mipagg.exact.treestats`),
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
-    pairs, and the options of the run that wrote it that are not defaults;
+    pairs, the sizes excluded by size fixing (``node_fixed_sizes`` in all,
+    ``open_sizes_out``: open nodes per size excluded), and the options of the
+    run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
     second) and the time the estimate leaves at that pace, and from those
     written since 2026-11-29 the nodes (and time) to the cutoff at the bound's
@@ -384,7 +386,23 @@ def summary(ckpt: Checkpoint) -> dict:
         "pseudocost_pairs": None if ckpt.pseudocosts is None else int(ckpt.pseudocosts[2].size),
         "pseudocost_probes": None if ckpt.pseudocosts is None
         else int(ckpt.pseudocosts[2].sum()),
+        "node_fixed_sizes": counts.get("node_fixed_sizes", 0),
+        "open_sizes_out": sizes_out_counts([nd.sizes_out for nd in live]),
         "part": meta.get("part")}
+
+
+def sizes_out_counts(masks) -> dict[str, int]:
+    """How many of the nodes whose ``sizes_out`` masks are given exclude each
+    cluster size (size fixing, :func:`~mipagg.exact.fixing.fix_sizes`):
+    ``{"8": 120, "9": 340}``, sizes ascending, those no node excludes left out."""
+    counts: dict[int, int] = {}
+    for mask in masks:
+        eta = 0
+        while mask >> eta:
+            if mask >> eta & 1:
+                counts[eta] = counts.get(eta, 0) + 1
+            eta += 1
+    return {str(eta): counts[eta] for eta in sorted(counts)}
 
 
 def restore(tree, ckpt: Checkpoint) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from mipagg.cli import main
 from mipagg.exact import checkpoint
 from mipagg.exact.bp import branch_and_price
 from mipagg.exact.fixing import fix_sizes
@@ -117,3 +118,28 @@ def test_a_checkpoint_keeps_the_sizes_a_node_excludes(tmp_path):
     off = branch_and_price(X, 3, **TREE)
     assert again.status == "optimal" and again.sse == pytest.approx(off.sse, abs=1e-7)
     assert again.node_fixed_sizes >= part.node_fixed_sizes
+
+
+def test_mipagg_tree_counts_the_open_nodes_excluding_each_size(tmp_path, capsys):
+    """The summary counts, per size, the open nodes whose mask excludes it,
+    as a direct count over the saved nodes does; ``mipagg tree`` prints them."""
+    X = lognormal(50, 6, seed=2).X
+    path = tmp_path / "t.npz"
+    branch_and_price(X, 3, size_fixing=True, node_limit=30, checkpoint=path, **TREE)
+    saved = checkpoint.load(path)
+    s = checkpoint.summary(saved)
+    live = [saved.nodes[i] for i in saved.live()]
+    want = {str(eta): sum(bool(nd.sizes_out >> eta & 1) for nd in live) for eta in (3, 4, 5)}
+    assert s["open_sizes_out"] == {eta: c for eta, c in want.items() if c}
+    assert s["open_sizes_out"] and set(s["open_sizes_out"]) <= {"4", "5"}
+    assert s["node_fixed_sizes"] == saved.meta["counts"]["node_fixed_sizes"] > 0
+    assert main(["tree", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"size fixing: {s['node_fixed_sizes']:,} sizes excluded at nodes" in out
+    for eta, c in s["open_sizes_out"].items():
+        assert f"size {eta}: {c:,}" in out
+
+
+def test_sizes_out_counts_reads_each_bit():
+    assert checkpoint.sizes_out_counts([size_mask([8, 9]), size_mask([9]), 0]) == {"8": 1, "9": 2}
+    assert checkpoint.sizes_out_counts([]) == {}
