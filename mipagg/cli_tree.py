@@ -99,6 +99,16 @@ def _closed_line(s: dict) -> str:
             f"({(ub - pb) / ub:.2g} relative; gap_tol {s['gap_tol']:g})")
 
 
+def _bases_line(s: dict) -> str:
+    """How many listed nodes a resumed run starts from their parent's basis."""
+    listed = s["open_nodes"] + s["cut_off_nodes"]
+    line = f"open nodes with their parent's master basis: {s['node_bases']:,} of {listed:,}"
+    if s["node_bases"] < listed:
+        line += ("; a resumed run starts the others from another node's basis, several times "
+                 "slower (bp's checkpoint_bases keeps more)")
+    return line
+
+
 def _sizes_line(s: dict) -> str:
     """Size fixing: the sizes the nodes left out, and which the open ones exclude."""
     by_size = ", ".join(f"size {eta}: {c:,}" for eta, c in s["open_sizes_out"].items())
@@ -134,7 +144,7 @@ def _lines(s: dict) -> list[str]:
     if s.get("node_fixed_sizes") or s.get("open_sizes_out"):
         out.append(_sizes_line(s))
     if s.get("node_bases"):
-        out.append(f"open nodes with their parent's master basis: {s['node_bases']:,}")
+        out.append(_bases_line(s))
     if s.get("pseudocost_pairs"):
         out.append(f"reliability branching's pseudocosts: {s['pseudocost_pairs']:,} pairs, "
                    f"{s['pseudocost_probes']:,} probes")

@@ -13,6 +13,7 @@ from _bruteforce import optimal_partition
 from _strategies import tiny_instances
 from hypothesis import given, settings, strategies as st
 
+from mipagg.cli_tree import _bases_line, _lines
 from mipagg.errors import DataError, ParameterError
 from mipagg.exact import checkpoint
 from mipagg.exact.bounds import node_cutoff
@@ -228,6 +229,11 @@ def test_a_checkpoint_keeps_the_bases_the_open_nodes_start_from(tree24, tmp_path
     kept = np.flatnonzero(ck_few.node_basis >= 0)
     bounds = np.array([nd.bound for nd in ck_few.nodes])
     assert kept.size == 3 and bounds[kept].max() <= np.delete(bounds, kept).min() + 1e-12
+    s = checkpoint.summary(ck_few)
+    assert s["node_bases"] == 3 and s["open_nodes"] + s["cut_off_nodes"] == len(ck_few.nodes)
+    assert f"master basis: 3 of {len(ck_few.nodes):,}; a resumed run starts the others" in \
+        "\n".join(_lines(s))
+    assert "the others" not in _bases_line(checkpoint.summary(ck))
     ck_none = checkpoint.load(none)
     assert ck_none.node_basis is None
     again = tmp_path / "again.npz"      # nodes without a basis: saved as such
