@@ -4,7 +4,7 @@ a tree too large to finish in an A/B run.
 
     .venv/bin/python benchmarks/bench_subtrees.py \
         --resume tarragona:5:docs/results/trees/tarragona_k5_root.npz --sample 20 --seed 1 \
-        --time-limit 3600 --bp-option node_close_time=30 [--sizes-out drop] \
+        --time-limit 3600 --bp-option node_close_time=30 [--drop sizes|bases] \
         [--json out.jsonl] [--quick]
 
 The sample is ``--sample`` open nodes of the checkpoint drawn at random with
@@ -58,12 +58,25 @@ def sample(path: str, count: int, seed: int, out: Path) -> np.ndarray:
     return idx
 
 
-def drop_sizes_out(path: Path) -> int:
-    """Remove the excluded sizes the sampled nodes carry (size fixing), so that
-    they start as nodes of a tree run without it; returns how many had some."""
+BASIS_ARRAYS = ("node_basis", "basis_cols", "basis_ptr", "basis_art", "basis_art_ptr",
+                "basis_rows", "basis_rows_ptr")
+
+
+def drop(path: Path, what: list[str]) -> dict[str, int]:
+    """Remove from the sampled nodes what the run that wrote the checkpoint
+    gave them: ``sizes``, the sizes size fixing excluded (an arm without size
+    fixing from a tree made with it); ``bases``, their parent's master basis
+    (the nodes then start cold, as those beyond ``checkpoint_bases`` do).
+    Returns how many sampled nodes had each."""
     with np.load(path, allow_pickle=False) as z:
         a = {name: z[name] for name in z.files}
-    had = int(np.count_nonzero(a.pop("node_sizes_out", np.zeros(0, dtype=str)) != "0"))
+    had = {}
+    if "sizes" in what:
+        had["sizes"] = int(np.count_nonzero(a.pop("node_sizes_out", np.zeros(0, str)) != "0"))
+    if "bases" in what:
+        had["bases"] = int(np.count_nonzero(a.get("node_basis", np.zeros(0)) >= 0))
+        for name in BASIS_ARRAYS:
+            a.pop(name, None)
     np.savez_compressed(path, **a)
     return had
 
@@ -85,10 +98,9 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=3600.0)
     ap.add_argument("--bp-option", action="append", default=[], type=option,
                     help="key=value, a bp option (repeatable)")
-    ap.add_argument("--sizes-out", choices=("keep", "drop"), default="keep",
-                    help="drop: the sampled nodes lose the sizes size fixing excluded in the "
-                    "run that wrote the checkpoint (an arm without size fixing from a tree "
-                    "made with it)")
+    ap.add_argument("--drop", action="append", choices=("sizes", "bases"), default=[],
+                    help="the sampled nodes lose the sizes size fixing excluded, or their "
+                    "parent's basis, in the run that wrote the checkpoint (repeatable)")
     ap.add_argument("--trace", action="store_true",
                     help="record each node closing's gap, clusters and seconds in the JSON")
     ap.add_argument("--json", help="append one JSON record to this file")
@@ -103,12 +115,12 @@ def main(argv=None):
     tmp = Path(tempfile.mkdtemp(prefix="bench_subtrees-"))
     part, end = tmp / "sample.npz", tmp / "end.npz"
     idx = sample(path, a.sample, a.seed, part)
-    dropped = drop_sizes_out(part) if a.sizes_out == "drop" else 0
+    dropped = drop(part, a.drop) if a.drop else {}
     _, gap0 = left(part)
     before = checkpoint.load(part).meta["closer"]        # the tree's closings so far
     print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}, "
           f"summed gap to the cutoff {gap0:.4f}; options {options}"
-          + (f"; excluded sizes dropped from {dropped} of them" if dropped else ""), flush=True)
+          + "".join(f"; {w} dropped from {c} of them" for w, c in dropped.items()), flush=True)
     closings: list = []
     if a.trace:
         traced(closings)
@@ -120,7 +132,7 @@ def main(argv=None):
     closed = r.status == "part_closed"
     row = {"version": __version__, "checkpoint": path, "k": int(k), "sample": a.sample,
            "seed": a.seed, "nodes_drawn": idx.tolist(), "options": options,
-           "sizes_out": a.sizes_out, "sizes_out_dropped": dropped,
+           "dropped": dropped,
            "sample_gap": gap0, "closed": closed, "status": str(r.status), "wall": wall,
            "tree_seconds": r.seconds.get("tree", 0.0),
            "nodes": r.nodes - r.resumed_nodes, "node_closings": r.node_closings - before["tried"],
