@@ -21,7 +21,8 @@ process, without the spread of subtree sizes, which is wide.
 
 Printed: the sample's summed gap to the cutoff, then at the end of the
 run (closed or stopped by ``--time-limit``) its status, wall seconds,
-nodes, node gap closings (tried, closed, timed out, seconds), and the open
+nodes, node gap closings (tried, closed, timed out, seconds), the sizes
+excluded (size fixing), the nodes started from their parent's basis, and the open
 nodes and summed gap left (from the run's last checkpoint).  Run two arms
 side by side, one core each, to compare options in the same run.
 """
@@ -117,7 +118,9 @@ def main(argv=None):
     idx = sample(path, a.sample, a.seed, part)
     dropped = drop(part, a.drop) if a.drop else {}
     _, gap0 = left(part)
-    before = checkpoint.load(part).meta["closer"]        # the tree's closings so far
+    meta = checkpoint.load(part).meta
+    before = meta["closer"]                              # the tree's closings so far
+    before_sizes = meta["counts"].get("node_fixed_sizes", 0)
     print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}, "
           f"summed gap to the cutoff {gap0:.4f}; options {options}"
           + "".join(f"; {w} dropped from {c} of them" for w, c in dropped.items()), flush=True)
@@ -140,6 +143,7 @@ def main(argv=None):
            "node_closings_timed_out": r.node_closings_timed_out - before.get("timed_out", 0),
            "node_closings_skipped": r.node_closings_skipped - before.get("skipped", 0),
            "time_node_close": r.seconds.get("node_close", 0.0),
+           "node_fixed_sizes": r.node_fixed_sizes - before_sizes, "warm_starts": r.warm_starts,
            "open_left": n_left, "gap_left": gap_left, "sse": r.sse}
     if a.trace:
         row["closings"] = closings
@@ -148,7 +152,8 @@ def main(argv=None):
           f"{row['nodes']} nodes; node closings {row['node_closings']} tried, "
           f"{row['nodes_enumerated']} closed a node, {row['node_closings_timed_out']} timed out, "
           f"{row['node_closings_skipped']} turned down (node_close_cost), "
-          f"{row['time_node_close']:.0f} s; left {n_left} open nodes, summed gap "
+          f"{row['time_node_close']:.0f} s; {row['node_fixed_sizes']} sizes excluded, "
+          f"{r.warm_starts} nodes started warm; left {n_left} open nodes, summed gap "
           f"{gap_left:.4f} of {gap0:.4f}")
     if a.json:
         with open(a.json, "a") as fh:
