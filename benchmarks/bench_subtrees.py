@@ -45,7 +45,7 @@ from _env import machine, option  # noqa: E402
 from bench_node_closing import traced  # noqa: E402
 
 from mipagg import __version__  # noqa: E402
-from mipagg.exact import checkpoint, treeparts, treesample  # noqa: E402
+from mipagg.exact import bases, checkpoint, treeparts, treesample  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
@@ -68,10 +68,6 @@ def sample(path: str, count: int, seed: int, out: Path, with_basis: bool = False
     return idx
 
 
-BASIS_ARRAYS = ("node_basis", "basis_cols", "basis_ptr", "basis_art", "basis_art_ptr",
-                "basis_rows", "basis_rows_ptr")
-
-
 def drop(path: Path, what: list[str]) -> dict[str, int]:
     """Remove from the sampled nodes what the run that wrote the checkpoint
     gave them: ``sizes``, the sizes size fixing excluded (an arm without size
@@ -85,7 +81,7 @@ def drop(path: Path, what: list[str]) -> dict[str, int]:
         had["sizes"] = int(np.count_nonzero(a.pop("node_sizes_out", np.zeros(0, str)) != "0"))
     if "bases" in what:
         had["bases"] = int(np.count_nonzero(a.get("node_basis", np.zeros(0)) >= 0))
-        for name in BASIS_ARRAYS:
+        for name in bases.ARRAYS:
             a.pop(name, None)
     np.savez_compressed(path, **a)
     return had

@@ -104,8 +104,8 @@ def _bases_line(s: dict) -> str:
     listed = s["open_nodes"] + s["cut_off_nodes"]
     line = f"open nodes with their parent's master basis: {s['node_bases']:,} of {listed:,}"
     if s["node_bases"] < listed:
-        line += ("; a resumed run starts the others from another node's basis, several times "
-                 "slower (bp's checkpoint_bases keeps more)")
+        line += ("; a resumed run starts the others from their nearest relative's "
+                 "(bp's checkpoint_bases keeps more)")
     return line
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
-from .bases import SavedPool, pack, ragged, unpack
+from .bases import SavedPool, nearest_bases, pack, ragged, unpack
 from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
@@ -409,7 +409,9 @@ def restore(tree, ckpt: Checkpoint) -> None:
     """Put the checkpoint's state (checked by :func:`prepare`) into a fresh
     ``tree`` of the same data and k: its columns, cuts, fixing, counts and
     bounds, the node gap-closing threshold, the incumbent (offered: a better
-    ``initial`` of the new run wins) and the open nodes."""
+    ``initial`` of the new run wins) and the open nodes, each with its
+    parent's basis or, where the checkpoint kept none, its nearest relative's
+    (:func:`~mipagg.exact.bases.nearest_bases`)."""
     meta = ckpt.meta
     tree.rounder.offer(Partition(np.asarray(ckpt.labels), tree.X))
     fixing = None
@@ -441,8 +443,10 @@ def restore(tree, ckpt: Checkpoint) -> None:
     tree.resumed_nodes = tree.nodes
     tree.part = meta.get("part")
     bases = _restored_bases(tree, ckpt)
+    # a node the checkpoint kept no basis for starts from its nearest relative's
+    start = nearest_bases(ckpt.nodes, ckpt.node_basis, tree.n) if bases else None
     for i, nd in enumerate(ckpt.nodes):
-        basis = None if not bases or ckpt.node_basis[i] < 0 else bases[ckpt.node_basis[i]]
+        basis = None if start is None or start[i] < 0 else bases[start[i]]
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart, basis,
                             sizes_out=nd.sizes_out))
         tree.ident += 1

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from mipagg.exact.bases import BasisBook, PortableBasis, SavedPool, pack, ragged, unpack
+from mipagg.exact.bases import (BasisBook, PortableBasis, SavedPool, nearest_bases, pack, ragged,
+                                unpack)
+from mipagg.exact.rules import Node
 
 
 def _basis(clusters, art=(1,), rows=(1, 0, 2)):
@@ -104,3 +106,28 @@ def test_ragged_keeps_the_sequences_whether_arrays_or_lists(seqs):
         flat, ptr = ragged(given_as, np.int32)
         assert flat.dtype == np.int32 and ptr[-1] == flat.size
         assert [flat[ptr[i]:ptr[i + 1]].tolist() for i in range(len(seqs))] == seqs
+
+
+_pair = st.tuples(st.integers(0, 5), st.integers(0, 5)).map(lambda p: (min(p), max(p) + 1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(_pair, max_size=4), st.lists(_pair, max_size=5),
+                          st.integers(-1, 3)), min_size=1, max_size=12),
+       st.integers(1, 4))
+def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk):
+    """Each node keeps its own basis; one without gets the basis of the node
+    with one whose together and apart pairs differ from its own in the fewest
+    pairs (the earliest on ties), by brute force; −1 when no node has one.
+    Repeated pairs count once; a together pair is not the same as an apart one."""
+    nodes = [Node(0.0, 0, i, tuple(t), tuple(a)) for i, (t, a, _) in enumerate(spec)]
+    own = np.array([b for _, _, b in spec])
+    got = nearest_bases(nodes, own, n=7, chunk=chunk)
+    sets = [{("t", *p) for p in nd.together} | {("a", *p) for p in nd.apart} for nd in nodes]
+    have = [j for j in range(len(nodes)) if own[j] >= 0]
+    for i in range(len(nodes)):
+        if own[i] >= 0 or not have:
+            assert got[i] == own[i]
+        else:
+            j = min(have, key=lambda j: (len(sets[i] ^ sets[j]), j))
+            assert got[i] == own[j]

@@ -231,9 +231,13 @@ def test_a_checkpoint_keeps_the_bases_the_open_nodes_start_from(tree24, tmp_path
     assert kept.size == 3 and bounds[kept].max() <= np.delete(bounds, kept).min() + 1e-12
     s = checkpoint.summary(ck_few)
     assert s["node_bases"] == 3 and s["open_nodes"] + s["cut_off_nodes"] == len(ck_few.nodes)
-    assert f"master basis: 3 of {len(ck_few.nodes):,}; a resumed run starts the others" in \
-        "\n".join(_lines(s))
+    assert (f"master basis: 3 of {len(ck_few.nodes):,}; a resumed run starts the others "
+            "from their nearest relative's") in "\n".join(_lines(s))
     assert "the others" not in _bases_line(checkpoint.summary(ck))
+    # the nodes beyond the 3 kept start from a relative's basis: every node warm
+    rest = branch_and_price(X, 3, resume=few, **TREE_ONLY)
+    assert rest.status == "optimal" and rest.sse == pytest.approx(opt, abs=1e-7)
+    assert rest.warm_starts == rest.nodes - rest.resumed_nodes > len(ck_few.nodes) > 3
     ck_none = checkpoint.load(none)
     assert ck_none.node_basis is None
     again = tmp_path / "again.npz"      # nodes without a basis: saved as such
