@@ -4,7 +4,7 @@ a tree too large to finish in an A/B run.
 
     .venv/bin/python benchmarks/bench_subtrees.py \
         --resume tarragona:5:docs/results/trees/tarragona_k5_root.npz --sample 20 --seed 1 \
-        --time-limit 3600 --bp-option node_close_time=30 [--with-basis] [--drop sizes|bases] \
+        --time-limit 3600 --bp-option node_close_time=30 [--among with-basis] [--drop sizes|bases] \
         [--json out.jsonl] [--quick]
 
 The sample is ``--sample`` open nodes of the checkpoint drawn at random with
@@ -50,20 +50,23 @@ from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
 
-def sample(path: str, count: int, seed: int, out: Path, with_basis: bool = False) -> np.ndarray:
+def sample(path: str, count: int, seed: int, out: Path, among: str = "all") -> np.ndarray:
     """Write to ``out`` a copy of checkpoint ``path`` holding ``count`` of its
     open nodes below the incumbent's cutoff, drawn with ``seed``
-    (:mod:`mipagg.exact.treesample`; with ``with_basis``, among those that
-    keep their parent's basis only); returns their indices."""
+    (:mod:`mipagg.exact.treesample`; ``among`` "with-basis" or
+    "without-basis": among those the checkpoint keeps a basis for, or not);
+    returns their indices.  A node without a basis starts from its nearest
+    relative's (:func:`mipagg.exact.treeparts.subset`)."""
     ck = checkpoint.load(path)
-    if with_basis:
-        live = ck.live()
-        live = live[ck.node_basis[live] >= 0] if ck.node_basis is not None else live[:0]
-        if not 1 <= count <= live.size:
-            raise SystemExit(f"--sample {count}: {live.size} open nodes keep a basis")
-        idx = np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
-    else:
+    if among == "all":
         idx = treesample.draw(ck, count, seed)
+    else:
+        live = ck.live()
+        has = np.zeros(live.size, bool) if ck.node_basis is None else ck.node_basis[live] >= 0
+        live = live[has if among == "with-basis" else ~has]
+        if not 1 <= count <= live.size:
+            raise SystemExit(f"--sample {count}: {live.size} open nodes {among}")
+        idx = np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
     treeparts.subset(path, idx, out, {"sampled": idx.tolist(), "seed": seed})
     return idx
 
@@ -72,7 +75,7 @@ def drop(path: Path, what: list[str]) -> dict[str, int]:
     """Remove from the sampled nodes what the run that wrote the checkpoint
     gave them: ``sizes``, the sizes size fixing excluded (an arm without size
     fixing from a tree made with it); ``bases``, their parent's master basis
-    (the nodes then start cold, as those beyond ``checkpoint_bases`` do).
+    (the nodes then start from whichever node the master solved last).
     Returns how many sampled nodes had each."""
     with np.load(path, allow_pickle=False) as z:
         a = {name: z[name] for name in z.files}
@@ -104,8 +107,8 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=3600.0)
     ap.add_argument("--bp-option", action="append", default=[], type=option,
                     help="key=value, a bp option (repeatable)")
-    ap.add_argument("--with-basis", action="store_true",
-                    help="draw among the open nodes that keep their parent's basis only")
+    ap.add_argument("--among", choices=("all", "with-basis", "without-basis"), default="all",
+                    help="draw among the open nodes the checkpoint keeps a basis for, or not")
     ap.add_argument("--drop", action="append", choices=("sizes", "bases"), default=[],
                     help="the sampled nodes lose the sizes size fixing excluded, or their "
                     "parent's basis, in the run that wrote the checkpoint (repeatable)")
@@ -122,7 +125,7 @@ def main(argv=None):
     print(f"<!-- {machine()} -->")
     tmp = Path(tempfile.mkdtemp(prefix="bench_subtrees-"))
     part, end = tmp / "sample.npz", tmp / "end.npz"
-    idx = sample(path, a.sample, a.seed, part, a.with_basis)
+    idx = sample(path, a.sample, a.seed, part, a.among)
     dropped = drop(part, a.drop) if a.drop else {}
     _, gap0 = left(part)
     meta = checkpoint.load(part).meta
@@ -142,7 +145,7 @@ def main(argv=None):
     closed = r.status == "part_closed"
     row = {"version": __version__, "checkpoint": path, "k": int(k), "sample": a.sample,
            "seed": a.seed, "nodes_drawn": idx.tolist(), "options": options,
-           "with_basis": a.with_basis, "dropped": dropped,
+           "among": a.among, "dropped": dropped,
            "sample_gap": gap0, "closed": closed, "status": str(r.status), "wall": wall,
            "tree_seconds": r.seconds.get("tree", 0.0),
            "nodes": r.nodes - r.resumed_nodes, "node_closings": r.node_closings - before["tried"],

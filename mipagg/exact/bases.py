@@ -212,16 +212,16 @@ def unpack(arrays: dict) -> list:
              rows[row_ptr[i]:row_ptr[i + 1]]) for i in range(ptr.size - 1)]
 
 
-def nearest_bases(nodes, node_basis: np.ndarray, n: int, chunk: int = 512) -> np.ndarray:
+def nearest_bases(together, apart, node_basis: np.ndarray, n: int,
+                  chunk: int = 512) -> np.ndarray:
     """For each node, the basis it starts from: its own (``node_basis`` ≥ 0),
-    else that of the node with one whose branching pairs (together and apart,
-    the fixed apart pairs among them) differ from its own in the fewest pairs,
-    the earliest on ties; −1 when no node has a basis.  A resumed tree's
-    nodes beyond ``checkpoint_bases`` then start from a relative's basis
-    instead of whichever node the master solved last: on the Census k = 5
-    tree their first LP took about 620 dual simplex pivots instead of 1 800
-    (docs/bench/casc_gap.md §59).  ``n``: the records (pairs are coded as
-    i·n + j).  One sparse product per ``chunk`` nodes without a basis."""
+    else that of the node with one whose branching pairs (``together[i]`` and
+    ``apart[i]``, sequences of pairs; the fixed apart pairs among them) differ
+    from its own in the fewest pairs, the earliest on ties; −1 when no node
+    has a basis.  A resumed tree's nodes beyond ``checkpoint_bases`` then
+    start from a relative's basis instead of whichever node the master solved
+    last (docs/bench/casc_gap.md §59).  ``n``: the records.  One sparse
+    product per ``chunk`` nodes without a basis."""
     import scipy.sparse as sp
 
     out = np.asarray(node_basis, dtype=np.int64).copy()
@@ -229,24 +229,22 @@ def nearest_bases(nodes, node_basis: np.ndarray, n: int, chunk: int = 512) -> np
     if not have.size or not lack.size:
         return out
 
+    def codes(i) -> np.ndarray:
+        t = np.asarray(together[i], dtype=np.int64).reshape(-1, 2)
+        a = np.asarray(apart[i], dtype=np.int64).reshape(-1, 2)
+        return np.unique(np.concatenate([t[:, 0] * n + t[:, 1], n * n + a[:, 0] * n + a[:, 1]]))
+
     def pairs(idx) -> sp.csr_matrix:
-        codes = [[a * n + b for a, b in nodes[i].together]
-                 + [n * n + a * n + b for a, b in nodes[i].apart] for i in idx]
-        flat, ptr = ragged(codes)
+        flat, ptr = ragged([codes(i) for i in idx])
         return sp.csr_matrix((np.ones(flat.size, dtype=np.int32), flat, ptr),
                              shape=(len(idx), 2 * n * n))
 
     donors = pairs(have)
-    donors.sum_duplicates()
-    donors.data[:] = 1
-    dsize = np.asarray(donors.sum(axis=1)).ravel()
+    size = np.diff(donors.indptr)
     donors_t = donors.T.tocsr()
     for start in range(0, lack.size, chunk):
-        rows = pairs(lack[start:start + chunk])
-        rows.sum_duplicates()
-        rows.data[:] = 1
-        common = (rows @ donors_t).toarray()
+        common = (pairs(lack[start:start + chunk]) @ donors_t).toarray()
         # |S_i Δ S_j| = |S_i| + |S_j| − 2|S_i ∩ S_j|; |S_i| is the same along a row
-        best = np.argmin(dsize[None, :] - 2 * common, axis=1)
+        best = np.argmin(size[None, :] - 2 * common, axis=1)
         out[lack[start:start + chunk]] = out[have[best]]
     return out

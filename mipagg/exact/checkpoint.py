@@ -444,7 +444,8 @@ def restore(tree, ckpt: Checkpoint) -> None:
     tree.part = meta.get("part")
     bases = _restored_bases(tree, ckpt)
     # a node the checkpoint kept no basis for starts from its nearest relative's
-    start = nearest_bases(ckpt.nodes, ckpt.node_basis, tree.n) if bases else None
+    start = nearest_bases([nd.together for nd in ckpt.nodes], [nd.apart for nd in ckpt.nodes],
+                          ckpt.node_basis, tree.n) if bases else None
     for i, nd in enumerate(ckpt.nodes):
         basis = None if start is None or start[i] < 0 else bases[start[i]]
         tree.open.push(Node(nd.bound, nd.depth_key, tree.ident, nd.together, nd.apart, basis,

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 from . import checkpoint
-from .bases import ragged
+from .bases import nearest_bases, ragged
 from .bounds import gap
 
 __all__ = ["subset", "split", "part_paths", "combine"]
@@ -43,7 +43,9 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     """Write to ``out`` a copy of checkpoint ``path`` whose open nodes are
     only ``nodes`` (indices), tagged as a part (``part``, with the source's
     id and its open nodes added); pool, cuts, fixing, incumbent, counts and
-    bases unchanged.  Resuming it explores exactly those nodes' subtrees."""
+    bases unchanged, a node saved without a basis given its nearest
+    relative's in the whole tree (:func:`~mipagg.exact.bases.nearest_bases`).
+    Resuming it explores exactly those nodes' subtrees."""
     idx = np.asarray(nodes, dtype=np.int64)
     with np.load(path, allow_pickle=False) as z:
         a = {name: z[name] for name in z.files}
@@ -52,10 +54,13 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
                     "source_file": Path(path).name, "source_open_nodes": int(a["node_bound"].size),
                     "nodes": int(idx.size)}
     a["meta"] = np.array(json.dumps(meta))
+    if "node_basis" in a:   # a node saved without a basis: its nearest relative's in the tree
+        a["node_basis"] = nearest_bases(_rows(a, "tog"), _rows(a, "apart"), a["node_basis"],
+                                        int(meta["n"])).astype(a["node_basis"].dtype)
     a["node_bound"], a["node_depth"] = a["node_bound"][idx], a["node_depth"][idx]
     for name in ("tog", "apart"):
-        flat, ptr = a[name], a[f"{name}_ptr"]
-        a[name], a[f"{name}_ptr"] = ragged([flat[ptr[i]:ptr[i + 1]] for i in idx])
+        rows = _rows(a, name)
+        a[name], a[f"{name}_ptr"] = ragged([rows[i] for i in idx])
     for name in ("node_basis", "node_sizes_out"):      # absent from older checkpoints
         if name in a:
             a[name] = a[name][idx]
@@ -65,6 +70,12 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
         np.savez_compressed(fh, **a)
     tmp.replace(out)
     return out
+
+
+def _rows(a: dict, name: str) -> list:
+    """The nodes' pairs of ragged array ``name`` (``tog`` or ``apart``)."""
+    flat, ptr = a[name], a[f"{name}_ptr"]
+    return [flat[ptr[i]:ptr[i + 1]] for i in range(ptr.size - 1)]
 
 
 def part_paths(out, parts: int) -> list[Path]:

@@ -122,7 +122,8 @@ def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk):
     Repeated pairs count once; a together pair is not the same as an apart one."""
     nodes = [Node(0.0, 0, i, tuple(t), tuple(a)) for i, (t, a, _) in enumerate(spec)]
     own = np.array([b for _, _, b in spec])
-    got = nearest_bases(nodes, own, n=7, chunk=chunk)
+    got = nearest_bases([nd.together for nd in nodes], [nd.apart for nd in nodes], own, n=7,
+                        chunk=chunk)
     sets = [{("t", *p) for p in nd.together} | {("a", *p) for p in nd.apart} for nd in nodes]
     have = [j for j in range(len(nodes)) if own[j] >= 0]
     for i in range(len(nodes)):

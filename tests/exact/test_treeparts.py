@@ -146,3 +146,28 @@ def test_two_workers_close_a_part_as_one_does(stopped, tmp_path):
     assert two.sse == pytest.approx(one.sse, abs=1e-9)
     assert two.part["lower_bound"] == pytest.approx(one.part["lower_bound"], abs=1e-7)
     assert checkpoint.load(tmp_path / "w2.npz").meta["part"]["index"] == 1
+
+
+def test_a_part_gives_a_node_without_a_basis_its_nearest_relatives(stopped, tmp_path):
+    """Nodes beyond ``checkpoint_bases`` in the source tree start, in a part,
+    from the basis of their nearest relative in the whole tree (as a resume of
+    the whole tree would), not cold; the parts still prove the optimum."""
+    from mipagg.exact.bases import nearest_bases
+
+    X, _, opt = stopped
+    src = tmp_path / "few.npz"
+    branch_and_price(X, 3, node_limit=12, checkpoint=src, checkpoint_bases=1, **TREE_ONLY)
+    ck = checkpoint.load(src)
+    assert (ck.node_basis >= 0).sum() == 1 < len(ck.nodes)
+    want = nearest_bases([nd.together for nd in ck.nodes], [nd.apart for nd in ck.nodes],
+                         ck.node_basis, len(X))
+    best = []
+    for path in treeparts.split(src, 2, tmp_path / "p.npz", seed=3):
+        part = checkpoint.load(path)
+        idx = [next(i for i, nd in enumerate(ck.nodes) if _key(nd) == _key(m))
+               for m in part.nodes]
+        assert (part.node_basis >= 0).all() and part.node_basis.tolist() == want[idx].tolist()
+        r = branch_and_price(X, 3, resume=path, **TREE_ONLY)
+        assert r.status == "part_closed" and r.warm_starts == r.nodes - r.resumed_nodes
+        best.append(r.sse)
+    assert min(best) == pytest.approx(opt, abs=1e-7)
