@@ -100,9 +100,9 @@ def _closed_line(s: dict) -> str:
 
 
 def _bases_line(s: dict) -> str:
-    """How many listed nodes a resumed run starts from their parent's basis."""
+    """How many listed nodes keep a master basis (their parent's, or a relative's)."""
     listed = s["open_nodes"] + s["cut_off_nodes"]
-    line = f"open nodes with their parent's master basis: {s['node_bases']:,} of {listed:,}"
+    line = f"open nodes with a saved master basis: {s['node_bases']:,} of {listed:,}"
     if s["node_bases"] < listed:
         line += ("; a resumed run starts the others from their nearest relative's "
                  "(bp's checkpoint_bases keeps more)")

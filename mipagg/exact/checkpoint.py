@@ -325,8 +325,9 @@ def summary(ckpt: Checkpoint) -> dict:
     the tree must still gain in all (docs/bench/casc_gap.md §35).
     ``part``: which part of a split tree it is (:mod:`~mipagg.exact.treeparts`;
     its bound then holds for that part's subtrees only), or None.
-    ``node_bases``: the open nodes whose parent's basis it keeps (since
-    2026-11-30).  ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
+    ``node_bases``: the open nodes whose basis it keeps (since 2026-11-30;
+    their parent's, or for a node resumed without one, since 2026-12-02, its
+    nearest relative's).  ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
     from checkpoints written since 2026-11-29.  ``pruned_bound``: the least
     bound of the nodes cut off (None if none was); on a closed tree
     min(it, incumbent) is the bound proved, the incumbent being optimal

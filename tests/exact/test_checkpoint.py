@@ -369,7 +369,7 @@ def test_the_summary_and_mipagg_tree_report_the_stopped_tree(tree24, tmp_path, c
     assert f"{r.bound_trend_nodes:,} more nodes to the cutoff at the bound's recent pace" in text
     assert f"summed gap to the cutoff {s['open_gap']:.4f}" in text
     assert s["node_bases"] == r.open_nodes      # every open node is some parent's child
-    assert f"open nodes with their parent's master basis: {r.open_nodes:,}" in text
+    assert f"open nodes with a saved master basis: {r.open_nodes:,}" in text
     assert main(["tree", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["lower_bound"] == pytest.approx(r.lower_bound) and doc["checkpoint"] == str(path)
