@@ -212,7 +212,7 @@ def unpack(arrays: dict) -> list:
              rows[row_ptr[i]:row_ptr[i + 1]]) for i in range(ptr.size - 1)]
 
 
-def nearest_bases(together, apart, node_basis: np.ndarray, n: int,
+def nearest_bases(together, apart, node_basis: np.ndarray, n: int, only=None,
                   chunk: int = 512) -> np.ndarray:
     """For each node, the basis it starts from: its own (``node_basis`` ≥ 0),
     else that of the node with one whose branching pairs (``together[i]`` and
@@ -221,12 +221,15 @@ def nearest_bases(together, apart, node_basis: np.ndarray, n: int,
     has a basis.  A resumed tree's nodes beyond ``checkpoint_bases`` then
     start from a relative's basis instead of whichever node the master solved
     last: on the Census k = 5 tree, 730 dual simplex pivots on average
-    instead of 2 000 (docs/bench/casc_gap.md §59).  ``n``: the records.  One sparse
-    product per ``chunk`` nodes without a basis."""
+    instead of 2 000 (docs/bench/casc_gap.md §59).  ``n``: the records;
+    ``only``: the indices of the nodes to resolve (default all; the others
+    keep ``node_basis``).  One sparse product per ``chunk`` nodes without a basis."""
     import scipy.sparse as sp
 
     out = np.asarray(node_basis, dtype=np.int64).copy()
-    have, lack = np.flatnonzero(out >= 0), np.flatnonzero(out < 0)
+    have = np.flatnonzero(out >= 0)
+    lack = np.flatnonzero(out < 0) if only is None else \
+        np.unique(np.asarray(only, dtype=np.int64)[out[only] < 0])
     if not have.size or not lack.size:
         return out
 

@@ -56,7 +56,7 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     a["meta"] = np.array(json.dumps(meta))
     if "node_basis" in a:   # a node saved without a basis: its nearest relative's in the tree
         a["node_basis"] = nearest_bases(_rows(a, "tog"), _rows(a, "apart"), a["node_basis"],
-                                        int(meta["n"])).astype(a["node_basis"].dtype)
+                                        int(meta["n"]), only=idx).astype(a["node_basis"].dtype)
     a["node_bound"], a["node_depth"] = a["node_bound"][idx], a["node_depth"][idx]
     for name in ("tog", "apart"):
         rows = _rows(a, name)

@@ -124,6 +124,11 @@ def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk):
     own = np.array([b for _, _, b in spec])
     got = nearest_bases([nd.together for nd in nodes], [nd.apart for nd in nodes], own, n=7,
                         chunk=chunk)
+    some = list(range(0, len(nodes), 2))        # only these resolved, the others as given
+    part = nearest_bases([nd.together for nd in nodes], [nd.apart for nd in nodes], own, n=7,
+                         only=some, chunk=chunk)
+    assert part[some].tolist() == got[some].tolist()
+    assert all(part[i] == own[i] for i in range(len(nodes)) if i not in some)
     sets = [{("t", *p) for p in nd.together} | {("a", *p) for p in nd.apart} for nd in nodes]
     have = [j for j in range(len(nodes)) if own[j] >= 0]
     for i in range(len(nodes)):
