@@ -57,16 +57,7 @@ def sample(path: str, count: int, seed: int, out: Path, among: str = "all") -> n
     "without-basis": among those the checkpoint keeps a basis for, or not);
     returns their indices.  A node without a basis starts from its nearest
     relative's (:func:`mipagg.exact.treeparts.subset`)."""
-    ck = checkpoint.load(path)
-    if among == "all":
-        idx = treesample.draw(ck, count, seed)
-    else:
-        live = ck.live()
-        has = np.zeros(live.size, bool) if ck.node_basis is None else ck.node_basis[live] >= 0
-        live = live[has if among == "with-basis" else ~has]
-        if not 1 <= count <= live.size:
-            raise SystemExit(f"--sample {count}: {live.size} open nodes {among}")
-        idx = np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
+    idx = treesample.draw(checkpoint.load(path), count, seed, among)
     treeparts.subset(path, idx, out, {"sampled": idx.tolist(), "seed": seed})
     return idx
 

@@ -111,17 +111,26 @@ class SubtreeEstimate:
                 "subtrees": [vars(s) for s in self.subtrees]}
 
 
-def draw(ckpt: checkpoint.Checkpoint, count: int, seed: int | None) -> np.ndarray:
+def draw(ckpt: checkpoint.Checkpoint, count: int, seed: int | None,
+         among: str = "all") -> np.ndarray:
     """``count`` indices of the checkpoint's open nodes below the incumbent's
     cutoff (those a resumed run would solve), drawn without replacement with
-    ``seed``, in increasing order."""
+    ``seed``, in increasing order; ``among`` "with-basis" or "without-basis"
+    draws among those the checkpoint keeps a master basis for, or not."""
     live = ckpt.live()
+    if among != "all":
+        if among not in ("with-basis", "without-basis"):
+            raise ParameterError(f"among must be all, with-basis or without-basis, got {among!r}")
+        has = (np.zeros(live.size, bool) if ckpt.node_basis is None
+               else ckpt.node_basis[live] >= 0)
+        live = live[has if among == "with-basis" else ~has]
+    where = "" if among == "all" else f" ({among})"
     if live.size == 0:
-        raise ParameterError("the checkpoint has no open node below its incumbent: its tree "
-                             "is closed, nothing to sample")
+        raise ParameterError(f"the checkpoint has no open node below its incumbent{where}"
+                             + ("" if where else ": its tree is closed") + ", nothing to sample")
     if not 1 <= count <= live.size:
-        raise ParameterError(f"--sample must be between 1 and the {live.size} open nodes, "
-                             f"got {count}")
+        raise ParameterError(f"--sample must be between 1 and the {live.size} open nodes"
+                             f"{where}, got {count}")
     return np.sort(np.random.default_rng(seed).choice(live, count, replace=False))
 
 

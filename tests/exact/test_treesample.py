@@ -83,6 +83,26 @@ def test_the_draw_is_seeded_and_below_the_cutoff(stopped):
         treesample.draw(ck, 1, seed=0)
 
 
+def test_a_draw_among_nodes_with_or_without_a_basis_splits_the_open_nodes(stopped):
+    """``among`` draws among the open nodes the checkpoint keeps a master basis
+    for, or the others; together they are every open node."""
+    _, path, _ = stopped
+    ck = checkpoint.load(path)
+    live = ck.live()
+    has = (np.zeros(live.size, bool) if ck.node_basis is None
+           else ck.node_basis[live] >= 0)
+    for among, want in (("with-basis", live[has]), ("without-basis", live[~has])):
+        if want.size:
+            assert np.array_equal(treesample.draw(ck, want.size, 0, among), np.sort(want))
+            refused = f"between 1 and the {want.size} open nodes \\({among}\\)"
+        else:
+            refused = f"no open node below its incumbent \\({among}\\), nothing"
+        with pytest.raises(ParameterError, match=refused):
+            treesample.draw(ck, want.size + 1, 0, among)
+    with pytest.raises(ParameterError, match="among must be"):
+        treesample.draw(ck, 1, 0, "some")
+
+
 def test_bad_requests_are_refused_before_any_work(stopped):
     X, path, _ = stopped
     with pytest.raises(ParameterError, match="other data"):
