@@ -7,6 +7,7 @@ same tree stopped at a node limit with ``checkpoint=``, then resumed with
         [--branching fractional]
     PYTHONPATH=. .venv/bin/python benchmarks/bench_checkpoint.py \
         --rewrite census:5:docs/results/trees/census_k5_8.npz [--repeat 3]
+        [--bases 0,4096,16384]
 
 Instances: ``n:k:seed`` of :func:`mipagg.generators.lognormal` (11 columns),
 *tree-only* as in ``bench_bp_workers.py`` (cuts, gap closing and the pool MIP
@@ -25,7 +26,11 @@ and written again (``checkpoint.save``, ``--repeat`` times), its open
 nodes' bases held as one process holds them (the master's bases) and as the
 parallel coordinator holds them (its :class:`~mipagg.exact.bases.BasisBook`
 of the bases the workers sent back).  Run it from two checkouts for a
-before/after ratio.
+before/after ratio.  With ``--bases N,M,...`` it writes the checkpoint
+instead once per value of ``checkpoint_bases`` (how many open nodes keep
+their master basis; the restored nodes without a saved one hold their
+nearest relative's), bases held by the master: what keeping more costs in
+seconds and bytes.
 """
 
 from __future__ import annotations
@@ -101,11 +106,14 @@ def to_book(tree) -> None:
 
 
 def rewrite(a) -> None:
-    print(f"# {machine()}; {a.rewrite}, written {a.repeat} times per holder")
+    print(f"# {machine()}; {a.rewrite}, written {a.repeat} times per "
+          f"{'checkpoint_bases' if a.bases else 'holder'}")
     t0 = time.perf_counter()
     tree = restored(a.rewrite)
     print(f"restored in {time.perf_counter() - t0:.1f} s: {len(tree.open):,} open nodes, "
           f"{len(tree.master.columns):,} columns")
+    if a.bases:
+        return rewrite_bases(tree, a)
     print("| bases held by | write s (each) | file KiB | same arrays as the master's |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,6 +129,27 @@ def rewrite(a) -> None:
                 times.append(time.perf_counter() - t0)
             print(f"| {holder} | {', '.join(f'{t:.2f}' for t in times)} | "
                   f"{out.stat().st_size / 1024:,.0f} | {same_arrays(first, out)} |")
+
+
+def rewrite_bases(tree, a) -> None:
+    """Write the restored tree once per ``checkpoint_bases`` of ``--bases``."""
+    print("| checkpoint_bases | open nodes with a basis | distinct bases | write s (each) | "
+          "file KiB |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for room in (int(v) for v in a.bases.split(",")):
+            tree.settings.checkpoint_bases = room
+            out, times = Path(tmp) / f"b{room}.npz", []
+            for _ in range(a.repeat):
+                t0 = time.perf_counter()
+                checkpoint.save(tree, out)
+                times.append(time.perf_counter() - t0)
+            ck = checkpoint.load(out)
+            kept = 0 if ck.node_basis is None else int(np.count_nonzero(ck.node_basis >= 0))
+            distinct = 0 if ck.node_basis is None else len(set(ck.node_basis[ck.node_basis >= 0]
+                                                               .tolist()))
+            print(f"| {room:,} | {kept:,} | {distinct:,} | {', '.join(f'{t:.2f}' for t in times)} "
+                  f"| {out.stat().st_size / 1024:,.0f} |")
 
 
 def same_arrays(a, b) -> str:
@@ -142,6 +171,7 @@ def main() -> None:
     ap.add_argument("--branching", default="fractional")
     ap.add_argument("--rewrite", default="", help="DATA:K:PATH, a committed checkpoint")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--bases", default="", help="with --rewrite: checkpoint_bases values N,M,...")
     a = ap.parse_args()
     if a.rewrite:
         return rewrite(a)

@@ -81,7 +81,7 @@ METHOD_OPTIONS = {
                            "(default 600)"),
     "--checkpoint-bases": ("checkpoint_bases", int, "bp: a checkpoint keeps the master "
                            "basis of this many open nodes, lowest bounds first, so that a "
-                           "resumed run starts them warm (default 4096; 0: none)"),
+                           "resumed run starts them warm (default 16384; 0: none)"),
     "--resume": ("resume", str, "bp: go on with the tree of this checkpoint (same data and "
                  "k) instead of solving the root again"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"

@@ -253,7 +253,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      node_basis=True, plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
-                     checkpoint=None, checkpoint_every=600.0, checkpoint_bases=4096,
+                     checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      resume=None, settings=None, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -411,7 +411,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         ``resume`` file).  Nothing is written when the root did not finish.
     checkpoint_bases : the checkpoint also keeps the parent's final master
         basis of this many open nodes, lowest bounds first, so that a resumed
-        run starts them warm (about 750 bytes each on Tarragona; docs/bench/casc_gap.md §48).
+        run starts them warm (about 750 bytes each on Tarragona; docs/bench/casc_gap.md §48;
+        on Census k = 5, all 5 926 open nodes' in 1.9 s a save and 3.6 MB against
+        4 096 in 1.35 s and 3.0 MB, §60).
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
         (the other options may differ; counts such as ``nodes`` continue, so

@@ -411,7 +411,7 @@ class BPSettings(_Loadable):
     scheduler: object = None
     checkpoint: str | None = None
     checkpoint_every: float = 600.0
-    checkpoint_bases: int = 4096
+    checkpoint_bases: int = 16384
     resume: str | None = None
 
     def __post_init__(self):
