@@ -413,7 +413,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         basis of this many open nodes, lowest bounds first, so that a resumed
         run starts them warm (about 750 bytes each on Tarragona; docs/bench/casc_gap.md §48;
         on Census k = 5, all 5 926 open nodes' in 1.9 s a save and 3.6 MB against
-        4 096 in 1.35 s and 3.0 MB, §60).
+        4 096 in 1.36 s and 3.0 MB, §60).
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
         (the other options may differ; counts such as ``nodes`` continue, so
