@@ -122,13 +122,18 @@ def rewrite(a) -> None:
             out = first if holder == "master" else Path(tmp) / f"{holder}.npz"
             if holder == "book":
                 to_book(tree)
-            times = []
-            for _ in range(a.repeat):
-                t0 = time.perf_counter()
-                checkpoint.save(tree, out)
-                times.append(time.perf_counter() - t0)
-            print(f"| {holder} | {', '.join(f'{t:.2f}' for t in times)} | "
+            print(f"| {holder} | {saves(tree, out, a.repeat)} | "
                   f"{out.stat().st_size / 1024:,.0f} | {same_arrays(first, out)} |")
+
+
+def saves(tree, out: Path, repeat: int) -> str:
+    """Write ``tree``'s checkpoint to ``out`` ``repeat`` times; the seconds of each."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        checkpoint.save(tree, out)
+        times.append(time.perf_counter() - t0)
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def rewrite_bases(tree, a) -> None:
@@ -139,16 +144,12 @@ def rewrite_bases(tree, a) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for room in (int(v) for v in a.bases.split(",")):
             tree.settings.checkpoint_bases = room
-            out, times = Path(tmp) / f"b{room}.npz", []
-            for _ in range(a.repeat):
-                t0 = time.perf_counter()
-                checkpoint.save(tree, out)
-                times.append(time.perf_counter() - t0)
+            out = Path(tmp) / f"b{room}.npz"
+            took = saves(tree, out, a.repeat)
             ck = checkpoint.load(out)
-            kept = 0 if ck.node_basis is None else int(np.count_nonzero(ck.node_basis >= 0))
-            distinct = 0 if ck.node_basis is None else len(set(ck.node_basis[ck.node_basis >= 0]
-                                                               .tolist()))
-            print(f"| {room:,} | {kept:,} | {distinct:,} | {', '.join(f'{t:.2f}' for t in times)} "
+            own = np.zeros(0, int) if ck.node_basis is None else ck.node_basis
+            own = own[own >= 0]
+            print(f"| {room:,} | {own.size:,} | {np.unique(own).size:,} | {took} "
                   f"| {out.stat().st_size / 1024:,.0f} |")
 
 

@@ -126,8 +126,8 @@ def draw(ckpt: checkpoint.Checkpoint, count: int, seed: int | None,
         live = live[has if among == "with-basis" else ~has]
     where = "" if among == "all" else f" ({among})"
     if live.size == 0:
-        raise ParameterError(f"the checkpoint has no open node below its incumbent{where}"
-                             + ("" if where else ": its tree is closed") + ", nothing to sample")
+        raise ParameterError("the checkpoint has no open node below its incumbent"
+                             f"{where or ': its tree is closed'}, nothing to sample")
     if not 1 <= count <= live.size:
         raise ParameterError(f"--sample must be between 1 and the {live.size} open nodes"
                              f"{where}, got {count}")
