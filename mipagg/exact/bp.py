@@ -313,9 +313,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         the node's subtree would take, by the abstract branching model over
         the tree's recent bound gains and node seconds, and is not tried when
         that is less than the fastest closing so far that closed its node
-        (:mod:`~mipagg.exact.closingvalue`; default: on with a time limit,
-        off without one, since it reads the clock; docs/bench/casc_gap.md
-        §51).
+        at a gap no larger (:mod:`~mipagg.exact.closingvalue`; default: on
+        with a time limit, off without one, since it reads the clock;
+        docs/bench/casc_gap.md §51, §61).
     node_close_nested : with ``node_close_cost``, the subtree that sets a
         closing's budget is branched with the closings it would try
         counted in, at the seconds and failure rate of the recent closings
@@ -1170,7 +1170,7 @@ class BranchAndPrice(ColumnGeneration):
         t1 = time.perf_counter()
         full = closer.wants(g, self.rounder.best_sse)
         budget = closer.budget(g, t1 - self.node_started) if full else None
-        full = full and closer.affords(budget)
+        full = full and closer.affords(budget, g)
         if not (full or (st.node_close_partial and closer.wants_partial())):
             return bound
         seconds = _earliest(self.node_close_time, budget) if full else self.node_close_time

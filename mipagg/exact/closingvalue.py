@@ -15,7 +15,7 @@ a first child on one side and of a second child on the other, until the gap
 to the cutoff is gone (:func:`subtree_nodes`); before a child of each side
 has been solved both sides take the mean of the gains seen, and before any
 ``PRIOR_NODES``.  A node is turned down when its budget is below the fastest
-closing so far that closed its node.  Budgets read the clock, so two runs may
+closing so far that closed its node at a gap no larger.  Budgets read the clock, so two runs may
 try different closings; what they prove is the same.
 
 With ``nested`` (``node_close_nested``) the subtree is branched the way the
@@ -211,8 +211,13 @@ class ClosingValue:
                 return seconds
         return self.expected_nodes(gap) * node
 
-    def worth(self, budget: float) -> bool:
-        """Whether a closing with ``budget`` seconds is tried: not when the
-        fastest closing so far that closed its node took longer."""
-        closed = [s for s, c, _ in self.closings if c]
+    def worth(self, budget: float, gap: float | None = None) -> bool:
+        """Whether a closing with ``budget`` seconds at a node with ``gap`` is
+        tried: not when the fastest closing so far that closed its node, at
+        a gap no larger (any gap when either is unknown), took longer.  A
+        closing's time grows with the gap (§53), so one slow success at a
+        large gap does not bar the fast ones below it, which would otherwise
+        never be tried again to show it (docs/bench/casc_gap.md §61)."""
+        closed = [s for s, c, g in self.closings
+                  if c and (gap is None or g is None or g <= gap)]
         return budget > 0 and (not closed or budget >= min(closed))

@@ -77,10 +77,10 @@ class NodeClosing:
         """Whether the threshold lets the full closing through at a node with ``node_gap``."""
         return node_gap <= self.limit or (self.floor > 0 and node_gap <= self.floor * incumbent)
 
-    def affords(self, budget: float | None) -> bool:
-        """Whether a full closing with ``budget`` seconds (:meth:`budget`) is
-        tried; a node turned down counts in ``skipped``."""
-        if self.value is None or budget is None or self.value.worth(budget):
+    def affords(self, budget: float | None, node_gap: float | None = None) -> bool:
+        """Whether a full closing with ``budget`` seconds (:meth:`budget`) at
+        a node with ``node_gap`` is tried; a node turned down counts in ``skipped``."""
+        if self.value is None or budget is None or self.value.worth(budget, node_gap):
             return True
         self.skipped += 1
         return False

@@ -99,6 +99,17 @@ def test_a_node_is_turned_down_when_its_budget_cannot_fit_a_closing_that_closes(
     assert not v.worth(9.9) and v.worth(10.0)
 
 
+def test_a_slow_closing_at_a_large_gap_does_not_bar_smaller_gaps():
+    v = ClosingValue()
+    v.observe_closing(9.6, True, 0.13)           # the first closing of a resumed tree
+    assert not v.worth(0.5, 0.13) and not v.worth(0.5, 0.2) and not v.worth(0.5)
+    assert v.worth(0.5, 0.05)                    # no closing closed at a gap this small
+    v.observe_closing(0.1, False, 0.01)          # failures still do not set the floor
+    assert v.worth(0.05, 0.02)
+    v.observe_closing(0.2, True, 0.01)
+    assert not v.worth(0.1, 0.02) and v.worth(0.2, 0.02) and not v.worth(0.1, 0.5)
+
+
 def test_the_threshold_comes_first_and_turned_down_nodes_are_counted():
     c = NodeClosing(50_000, 1.0, cost=True)
     c.value = _value(closings=((100.0, True),))
@@ -198,7 +209,7 @@ def test_turned_down_closings_are_counted_and_the_optimum_stays(tree24, monkeypa
     X, opt = tree24
     on = branch_and_price(X, 3, **NODE_CLOSING)
     assert on.node_closings >= 1
-    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget, gap=None: False)
     r = branch_and_price(X, 3, node_close_cost=True, workers=workers, **NODE_CLOSING)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
     assert r.node_closings == 0 and r.node_closings_skipped >= 1
@@ -208,7 +219,7 @@ def test_turned_down_closings_are_counted_and_the_optimum_stays(tree24, monkeypa
 
 def test_the_count_survives_a_checkpoint(tree24, tmp_path, monkeypatch, capsys):
     X, opt = tree24
-    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget, gap=None: False)
     path = tmp_path / "t.npz"
     r = branch_and_price(X, 3, node_close_cost=True, node_limit=6, checkpoint=str(path),
                          **NODE_CLOSING)
@@ -259,7 +270,7 @@ def test_on_two_workers_the_checkpoint_keeps_what_the_workers_learnt(tree24, tmp
     """The coordinator solves no node after the root; the model it saves is
     the workers' (one node time per node they solved)."""
     X, _ = tree24
-    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget: False)
+    monkeypatch.setattr(ClosingValue, "worth", lambda self, budget, gap=None: False)
     path = tmp_path / "t.npz"
     r = branch_and_price(X, 3, node_close_cost=True, node_limit=8, workers=2,
                          checkpoint=str(path), **NODE_CLOSING)
@@ -281,8 +292,9 @@ def test_the_rule_learns_in_a_real_tree(census, monkeypatch):
     seen = []
     real = ClosingValue.worth
 
-    def spy(self, budget):
-        out = real(self, budget)
+    def spy(self, budget, gap=None):
+        assert gap is not None and gap >= 0
+        out = real(self, budget, gap)
         seen.append((budget, out))
         return out
 
