@@ -15,8 +15,9 @@ a first child on one side and of a second child on the other, until the gap
 to the cutoff is gone (:func:`subtree_nodes`); before a child of each side
 has been solved both sides take the mean of the gains seen, and before any
 ``PRIOR_NODES``.  A node is turned down when its budget is below the fastest
-closing so far that closed its node at a gap no larger.  Budgets read the clock, so two runs may
-try different closings; what they prove is the same.
+closing so far that closed its node at a gap no larger (docs/bench/casc_gap.md
+§61).  Budgets read the clock, so two runs may try different closings; what
+they prove is the same.
 
 With ``nested`` (``node_close_nested``) the subtree is branched the way the
 tree would branch it, closings included: a node of the subtree at gap h is
