@@ -41,8 +41,13 @@ def add_subcommand(sub) -> None:
                       help="write the open nodes in N part checkpoints (--out), each to be "
                       "resumed on its own (bp --resume PART); dealt out by bound, or at random "
                       "with --seed (mipagg.exact.treeparts)")
+    tree.add_argument("--keep-bases", type=int, metavar="N",
+                      help="write a copy (--out) that keeps the master bases of only the N "
+                      "open nodes of least bound, the rest unchanged: a smaller file that "
+                      "resumes the same tree (mipagg.exact.treeparts.thin)")
     tree.add_argument("--out", metavar="PREFIX",
-                      help="with --split: the parts are PREFIX-1ofN.npz ... PREFIX-NofN.npz")
+                      help="with --split: the parts are PREFIX-1ofN.npz ... PREFIX-NofN.npz; "
+                      "with --keep-bases: the file written")
     tree.add_argument("--combine", action="store_true",
                       help="what the parts of a split prove together: give the last "
                       "checkpoint of each part's run (or the part itself)")
@@ -106,6 +111,10 @@ def _bases_line(s: dict) -> str:
     if s["node_bases"] < listed:
         line += ("; a resumed run starts the others from their nearest relative's "
                  "(bp's checkpoint_bases keeps more)")
+    t = s.get("thinned")
+    if t:
+        line += (f"; thinned from {t['source_file']} (--keep-bases {t['keep']:,}; "
+                 f"{t['node_bases'][0]:,} nodes had one)")
     return line
 
 
@@ -290,13 +299,23 @@ def _combine_lines(c: dict) -> list[str]:
     return out
 
 
-def _cmd_split_or_combine(args) -> int:
+def _cmd_rewrite(args) -> int:
+    """--split, --combine or --keep-bases: checkpoints written or put together."""
     from .errors import ParameterError
     from .exact import treeparts
 
+    if sum((args.split is not None, args.combine, args.keep_bases is not None)) > 1:
+        raise ParameterError("give one of --split, --combine and --keep-bases")
+    if args.keep_bases is not None:
+        if len(args.checkpoint) != 1 or not args.out:
+            raise ParameterError("--keep-bases takes one checkpoint and --out PATH")
+        t = treeparts.thin(args.checkpoint[0], args.out, args.keep_bases)
+        print(json.dumps({"out": args.out, **t}) if args.json else
+              f"wrote {args.out}: bases of {t['node_bases'][1]} of the "
+              f"{t['node_bases'][0]} open nodes that had one ({t['bases'][1]} distinct bases "
+              f"of {t['bases'][0]})")
+        return 0
     if args.combine:
-        if args.split is not None:
-            raise ParameterError("give --split or --combine, not both")
         c = treeparts.combine(args.checkpoint)
         print(json.dumps(c) if args.json else "\n".join(_combine_lines(c)))
         return 0
@@ -314,10 +333,10 @@ def _cmd_tree(args) -> int:
     from .errors import ParameterError
     from .exact import checkpoint
 
-    if args.split is not None or args.combine:
-        return _cmd_split_or_combine(args)
+    if args.split is not None or args.combine or args.keep_bases is not None:
+        return _cmd_rewrite(args)
     if args.out:
-        raise ParameterError("--out names the parts of --split")
+        raise ParameterError("--out names the parts of --split or the file of --keep-bases")
     if len(args.checkpoint) != 1:
         raise ParameterError("give one checkpoint (several only with --combine)")
     args.checkpoint = args.checkpoint[0]

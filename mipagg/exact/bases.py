@@ -206,7 +206,8 @@ def unpack(arrays: dict) -> list:
     if "basis_cols" not in arrays:
         return []
     cols = np.cumsum(arrays["basis_cols"].astype(np.int64))
-    ptr, art, art_ptr = arrays["basis_ptr"], arrays["basis_art"], arrays["basis_art_ptr"]
+    ptr, art_ptr = arrays["basis_ptr"], arrays["basis_art_ptr"]
+    art = arrays["basis_art"].astype(np.int32)
     rows, row_ptr = arrays["basis_rows"], arrays["basis_rows_ptr"]
     return [(cols[ptr[i]:ptr[i + 1]], art[art_ptr[i]:art_ptr[i + 1]],
              rows[row_ptr[i]:row_ptr[i + 1]]) for i in range(ptr.size - 1)]

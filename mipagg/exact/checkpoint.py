@@ -47,7 +47,10 @@ from .treestats import BoundTrend
 __all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
            "summary"]
 
-FORMAT = 1
+FORMAT = 2         # 2 (2026-12-02): record and pool indices in the smallest integer type
+READS = (1, 2)
+# the arrays of indices (records, pool positions, basic artificial columns)
+_INDICES = ("col_flat", "tog", "apart", "basis_cols", "basis_art")
 # counts carried from run to run (cumulative over the runs of one tree)
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
            "dive_steps", "neighbourhood_solves", "node_fixed_sizes")
@@ -187,6 +190,25 @@ def save(tree, path) -> Path:
         arrays["fixed"] = fixer.fixed
         if root_fix is not None:
             arrays["fix_bounds"] = np.asarray(root_fix[0], dtype=float)
+    return write(arrays, path)
+
+
+def write(arrays: dict, path) -> Path:
+    """Write a checkpoint's ``arrays`` to ``path`` in this :data:`FORMAT`
+    (through a temporary file renamed): the arrays of indices in the
+    smallest integer type that holds them (int16 below 32 768 records and
+    columns), which makes the file of a wide tree a fifth smaller
+    (docs/bench/casc_gap.md §62)."""
+    path = Path(path)
+    arrays = dict(arrays)
+    for name in _INDICES:
+        if name in arrays and arrays[name].size:
+            a = arrays[name]
+            lo, hi = int(a.min()), int(a.max())
+            arrays[name] = a.astype(next(t for t in (np.int8, np.int16, np.int32, np.int64)
+                                         if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max))
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps(meta | {"format": FORMAT}))
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "wb") as fh:
         np.savez_compressed(fh, **arrays)
@@ -253,9 +275,9 @@ def load(path) -> Checkpoint:
         fmt = meta.get("format")
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise DataError(f"{str(path)!r} is not a bp checkpoint ({exc})") from None
-    if fmt != FORMAT:
+    if fmt not in READS:
         raise DataError(f"checkpoint {str(path)!r} has format {fmt!r}; this mipagg reads "
-                        f"format {FORMAT}")
+                        f"formats {', '.join(map(str, READS))}")
     try:
         cuts = []
         for rows, nums, den in zip(_unragged(a["cut_rows"], a["cut_ptr"]),
@@ -271,7 +293,7 @@ def load(path) -> Checkpoint:
                                _unragged(a["apart"], a["apart_ptr"]), sizes_out))]
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
-        columns = _unragged(a["col_flat"], a["col_ptr"])
+        columns = _unragged(a["col_flat"].astype(np.int64), a["col_ptr"])
         bases, node_basis = unpack(a), a.get("node_basis")
         if node_basis is not None and (
                 node_basis.size != len(nodes) or node_basis.max(initial=-1) >= len(bases)
@@ -324,7 +346,9 @@ def summary(ckpt: Checkpoint) -> dict:
     not open.  ``open_gap``: Σ (cutoff − bound) over the open nodes, the bound
     the tree must still gain in all (docs/bench/casc_gap.md §35).
     ``part``: which part of a split tree it is (:mod:`~mipagg.exact.treeparts`;
-    its bound then holds for that part's subtrees only), or None.
+    its bound then holds for that part's subtrees only), or None; ``thinned``:
+    the record of :func:`~mipagg.exact.treeparts.thin` (its source file, the
+    bases kept), or None.
     ``node_bases``: the open nodes whose basis it keeps (since 2026-11-30;
     their parent's, or for a node resumed without one, since 2026-12-02, its
     nearest relative's).  ``pseudocost_pairs``/``pseudocost_probes``: reliability branching's table,
@@ -389,7 +413,7 @@ def summary(ckpt: Checkpoint) -> dict:
         else int(ckpt.pseudocosts[2].sum()),
         "node_fixed_sizes": counts.get("node_fixed_sizes", 0),
         "open_sizes_out": sizes_out_counts([nd.sizes_out for nd in live]),
-        "part": meta.get("part")}
+        "part": meta.get("part"), "thinned": meta.get("thinned")}
 
 
 def sizes_out_counts(masks) -> dict[str, int]:

@@ -16,6 +16,11 @@ nodes, so:
   (a closed part holds nothing below its own incumbent, which is no better
   than the best); until then the least bound of the open parts and the best
   incumbent bound the problem (:func:`combine`).
+
+:func:`thin` rewrites a checkpoint with the bases of fewer open nodes (``mipagg
+tree CHECKPOINT --keep-bases N --out PATH``), its metadata kept: the bases of
+a wide tree are most of its file, and a basis only saves pivots (a node
+without one starts from its nearest relative's, :mod:`~mipagg.exact.bases`).
 """
 
 from __future__ import annotations
@@ -28,10 +33,10 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 from . import checkpoint
-from .bases import nearest_bases, ragged
+from .bases import nearest_bases, pack, ragged, unpack
 from .bounds import gap
 
-__all__ = ["subset", "split", "part_paths", "combine"]
+__all__ = ["subset", "split", "part_paths", "combine", "thin"]
 
 
 def _source_id(path) -> str:
@@ -47,8 +52,7 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     relative's in the whole tree (:func:`~mipagg.exact.bases.nearest_bases`).
     Resuming it explores exactly those nodes' subtrees."""
     idx = np.asarray(nodes, dtype=np.int64)
-    with np.load(path, allow_pickle=False) as z:
-        a = {name: z[name] for name in z.files}
+    a = _arrays(path)
     meta = json.loads(str(a["meta"]))
     meta["part"] = {**(part or {}), "source": _source_id(path),
                     "source_file": Path(path).name, "source_open_nodes": int(a["node_bound"].size),
@@ -64,12 +68,48 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     for name in ("node_basis", "node_sizes_out"):      # absent from older checkpoints
         if name in a:
             a[name] = a[name][idx]
-    out = Path(out)
-    tmp = out.with_name(out.name + ".part")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **a)
-    tmp.replace(out)
-    return out
+    return checkpoint.write(a, out)
+
+
+def _arrays(path) -> dict:
+    """The arrays of checkpoint ``path``, as written."""
+    with np.load(path, allow_pickle=False) as z:
+        return {name: z[name] for name in z.files}
+
+
+def thin(path, out, keep: int) -> dict:
+    """Write to ``out`` a copy of checkpoint ``path`` that keeps the bases of
+    only the ``keep`` open nodes of least bound that have one (the bases no
+    kept node holds are dropped); nodes, pool, cuts, fixing, incumbent and
+    metadata unchanged, the metadata's ``thinned`` recording it.  Resuming
+    it explores the same tree: a basis is only the LP's starting point.
+    Returns the nodes with a basis and the distinct bases before and after."""
+    from ..outputs import check_output_path
+
+    if keep < 0:
+        raise ParameterError(f"--keep-bases must be at least 0, got {keep}")
+    check_output_path(out, inputs=[path], what="thinned checkpoint")
+    checkpoint.load(path)          # a clear error for a file that is not one
+    a = _arrays(path)
+    bases = unpack(a)
+    held = a.get("node_basis", np.full(a["node_bound"].size, -1, dtype=np.int32))
+    node_basis = held.astype(np.int64)
+    order = np.argsort(a["node_bound"], kind="stable")
+    node_basis[order[node_basis[order] >= 0][keep:]] = -1
+    used = np.unique(node_basis[node_basis >= 0])
+    renumber = np.full(len(bases), -1, dtype=np.int64)
+    renumber[used] = np.arange(used.size)
+    count = {"node_bases": [int(np.count_nonzero(held >= 0)),
+                            int(np.count_nonzero(node_basis >= 0))],
+             "bases": [len(bases), int(used.size)]}
+    if bases:
+        a.update(pack([bases[i] for i in used.tolist()]))
+        a["node_basis"] = np.where(node_basis >= 0, renumber[node_basis], -1).astype(held.dtype)
+    meta = json.loads(str(a["meta"]))
+    meta["thinned"] = {"source_file": Path(path).name, "keep": int(keep), **count}
+    a["meta"] = np.array(json.dumps(meta))
+    checkpoint.write(a, out)
+    return count
 
 
 def _rows(a: dict, name: str) -> list:

@@ -37,8 +37,9 @@ def test_a_resumed_tree_reaches_the_brute_force_optimum(tmp_path_factory, inst, 
     assert first.checkpoint == str(path.resolve())
     ck = checkpoint.load(path)
     assert ck.meta["counts"]["nodes"] == first.nodes
-    assert len(ck.nodes) == first.open_nodes
-    if ck.nodes:                        # certified: no partition is below the open bounds
+    # listed nodes at or above the incumbent's cutoff (queued before it fell) are not open
+    assert ck.live().size == first.open_nodes
+    if ck.live().size:                  # certified: no partition is below the open bounds
         assert ck.lower_bound <= opt + 1e-7
         assert first.lower_bound == pytest.approx(min(ck.lower_bound, first.sse), abs=1e-9)
     else:
@@ -49,6 +50,36 @@ def test_a_resumed_tree_reaches_the_brute_force_optimum(tmp_path_factory, inst, 
     assert second.lower_bound == pytest.approx(opt, abs=1e-7)
     assert second.partition.is_feasible(k)
     assert second.resumed_nodes == first.nodes and second.nodes >= first.nodes
+
+
+def test_a_format_1_checkpoint_loads_and_resumes_as_written(tree24, tmp_path):
+    """Checkpoints written before 2026-12-02 (format 1: indices as int64,
+    like the committed docs/results/trees files) read as they were: the same
+    nodes, pool and bases as the format-2 file, and the resumed tree reaches
+    the optimum."""
+    X, opt = tree24
+    path = tmp_path / "new.npz"
+    branch_and_price(X, 3, node_limit=10, checkpoint=path, **TREE_ONLY)
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    for name in ("col_flat", "tog", "apart"):
+        arrays[name] = arrays[name].astype(np.int64)
+    arrays["basis_cols"] = arrays["basis_cols"].astype(np.int32)
+    arrays["basis_art"] = arrays["basis_art"].astype(np.int32)
+    arrays["meta"] = np.array(json.dumps(meta | {"format": 1}))
+    np.savez_compressed(tmp_path / "old.npz", **arrays)
+    new, old = checkpoint.load(path), checkpoint.load(tmp_path / "old.npz")
+    assert old.meta["format"] == 1 and new.meta["format"] == checkpoint.FORMAT == 2
+    assert [(nd.bound, nd.together, nd.apart) for nd in old.nodes] == \
+        [(nd.bound, nd.together, nd.apart) for nd in new.nodes]
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype == np.int64
+               for a, b in zip(old.columns, new.columns))
+    assert len(old.bases) == len(new.bases) >= 1
+    for a, b in zip(old.bases, new.bases):
+        assert all(np.array_equal(u, v) for u, v in zip(a, b))
+    r = branch_and_price(X, 3, resume=tmp_path / "old.npz", **TREE_ONLY)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
 
 
 def test_a_tree_resumed_twice_gives_the_optimum_of_one_run(tree24, tmp_path):
@@ -134,6 +165,9 @@ def test_the_file_holds_the_tree(tree24, tmp_path):
     assert meta["format"] == checkpoint.FORMAT and (meta["n"], meta["k"]) == (24, 3)
     assert meta["fingerprint"] == checkpoint.fingerprint(X, 3)
     assert meta["incumbent_sse"] == pytest.approx(r.sse)
+    with np.load(path, allow_pickle=False) as z:      # format 2: 24 records fit int8
+        assert {z[name].dtype for name in ("col_flat", "tog", "apart")
+                if z[name].size} == {np.dtype(np.int8)}
     ck = checkpoint.load(path)
     assert len(ck.columns) == r.columns and len(ck.cuts) == r.cuts
     assert all(len(set(c)) == len(c) for c in ck.columns)

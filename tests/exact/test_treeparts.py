@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from _trees import TREE_ONLY, file_tree, stopped_tree
 
@@ -131,7 +132,10 @@ def test_mipagg_tree_splits_and_combines(tmp_path, capsys):
     for args, msg in ((["tree", str(ck), str(ck)], "several only with --combine"),
                       (["tree", str(ck), "--split", "2"], "--out PREFIX"),
                       (["tree", str(ck), "--out", "x"], "--out names the parts"),
-                      (["tree", "--combine", "--split", "2", str(ck)], "not both")):
+                      (["tree", "--combine", "--split", "2", str(ck)], "give one of"),
+                      (["tree", str(ck), "--keep-bases", "2"], "--out PATH"),
+                      (["tree", str(ck), "--keep-bases", "2", "--out", str(ck)], "input"),
+                      (["tree", str(ck), "--keep-bases", "-1", "--out", "x"], "at least 0")):
         assert main(args) == 2
         assert msg in capsys.readouterr().err
 
@@ -171,3 +175,50 @@ def test_a_part_gives_a_node_without_a_basis_its_nearest_relatives(stopped, tmp_
         assert r.status == "part_closed" and r.warm_starts == r.nodes - r.resumed_nodes
         best.append(r.sse)
     assert min(best) == pytest.approx(opt, abs=1e-7)
+
+
+@pytest.mark.parametrize("keep", [0, 2, 10_000])
+def test_a_thinned_checkpoint_keeps_the_least_bound_nodes_bases_and_proves_the_optimum(
+        stopped, tmp_path, keep):
+    """``thin`` keeps the bases of the ``keep`` open nodes of least bound,
+    unchanged, and nothing else changes but the ``thinned`` record; resumed,
+    the thinned tree proves the optimum that the full one does."""
+    X, path, opt = stopped
+    ck = checkpoint.load(path)
+    had = np.flatnonzero(ck.node_basis >= 0)
+    assert had.size >= 3        # the test thins something
+    out = tmp_path / "thin.npz"
+    count = treeparts.thin(path, out, keep)
+    th = checkpoint.load(out)
+    kept = had[np.argsort([ck.nodes[i].bound for i in had], kind="stable")][:keep]
+    assert sorted(np.flatnonzero(th.node_basis >= 0).tolist()) == sorted(kept.tolist())
+    for i in kept.tolist():
+        for new, old in zip(th.bases[th.node_basis[i]], ck.bases[ck.node_basis[i]]):
+            assert np.array_equal(new, old)
+    distinct = np.unique(ck.node_basis[kept]).size
+    assert count == {"node_bases": [had.size, kept.size], "bases": [len(ck.bases), distinct]}
+    assert len(th.bases) == distinct
+    record = th.meta.pop("thinned")
+    assert record == {"source_file": "t.npz", "keep": keep, **count}
+    assert th.meta == ck.meta and [_key(nd) for nd in th.nodes] == [_key(nd) for nd in ck.nodes]
+    assert len(th.columns) == len(ck.columns) and th.cuts == ck.cuts
+    r = branch_and_price(X, 3, resume=out, **TREE_ONLY)
+    assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+def test_mipagg_tree_thins_a_checkpoint(stopped, tmp_path, capsys):
+    from mipagg.cli import main
+
+    _, path, _ = stopped
+    out = tmp_path / "small.npz"
+    assert main(["tree", str(path), "--keep-bases", "1", "--out", str(out), "--json"]) == 0
+    t = json.loads(capsys.readouterr().out)
+    assert t["node_bases"][1] == 1 and t["bases"][1] == 1
+    assert checkpoint.summary(checkpoint.load(out))["node_bases"] == 1
+    assert main(["tree", str(out)]) == 0
+    assert "thinned from t.npz (--keep-bases 1;" in capsys.readouterr().out
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not an archive")
+    with pytest.raises(DataError, match="not a bp checkpoint"):
+        treeparts.thin(junk, tmp_path / "x.npz", 1)
+    assert not (tmp_path / "x.npz").exists()
