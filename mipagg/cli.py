@@ -69,6 +69,8 @@ METHOD_OPTIONS = {
     "--size-fixing": ("size_fixing", _on_off, "bp: exclude from a node's subtree the cluster "
                       "sizes whose least reduced cost at the node exceeds its gap (on|off; "
                       "default off)"),
+    "--node-pricing": ("node_pricing", str, "bp: pricing at tree nodes, 'auto' (heuristic, "
+                       "then exact when it finds nothing; the default) or 'exact'"),
     "--node-close-gap": ("node_close_gap", float, "bp: try the full gap closing at every tree "
                          "node whose gap is at most this fraction of the incumbent's SSE "
                          "(default 0: only where the adaptive threshold allows)"),

@@ -250,7 +250,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
                      fixing=True, size_chain=False, column_fixing=False, size_fixing=False,
-                     node_basis=True, plunge=0.0,
+                     node_pricing="auto", node_basis=True, plunge=0.0,
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
@@ -360,6 +360,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         allowed cluster has a reduced cost below UB − L at the node's
         certified duals (:func:`~mipagg.exact.fixing.fix_sizes`): the
         subtree's pricing and node closings skip it (off by default).
+    node_pricing : the pricing rounds of tree nodes: "auto" (seed 001's
+        heuristic pricing, then the exact routine when it finds nothing) or
+        "exact" (the exact routine alone; measured in docs/bench/casc_gap.md
+        §62).  The root's column generation prices as ``"auto"`` either way.
     column_fixing : when the tree starts (or resumes), delete from the
         master the columns whose reduced cost at the root's certified duals
         exceeds UB − L (in no partition as good as the incumbent, by the
@@ -451,7 +455,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
         stabilization=stabilization, alpha=alpha, gap_tol=gap_tol, fixing=fixing,
         size_chain=size_chain, column_fixing=column_fixing, size_fixing=size_fixing,
-        node_basis=node_basis,
+        node_pricing=node_pricing, node_basis=node_basis,
         plunge=plunge,
         branching=BRANCHING_ALIASES.get(branching, branching)
         if isinstance(branching, str) else branching,
@@ -506,6 +510,7 @@ class BranchAndPrice(ColumnGeneration):
         self.cuts_per_round = max(20, self.n // 5) if st.cuts_per_round is None \
             else int(st.cuts_per_round)
         self.tol_abs = self.ctx.tol * self.n
+        self.node_loop = replace(self.loop, pricing=st.node_pricing)    # below the root
         self.branching = branching_rule(st.branching)
         self.reopt_algorithm = resolve_reopt_lp_algorithm(st.reopt_lp_algorithm)
         self.open = load(NODE_SELECTIONS, st.node_selection)()
@@ -597,7 +602,8 @@ class BranchAndPrice(ColumnGeneration):
         """Column generation at a node; returns (node result, node bound);
         an integral master solution is offered to the incumbent."""
         res = self.solve(cons, cutoff=self.cutoff, start_iteration=self.iterations,
-                         progress=self.progress if depth == 0 else None)
+                         progress=self.progress if depth == 0 else None,
+                         loop=self.loop if depth == 0 else self.node_loop)
         self.iterations += res.iterations
         b = res.stop.bound
         bound = start_bound if b is None else max(b, start_bound)

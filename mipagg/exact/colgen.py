@@ -449,10 +449,12 @@ class ColumnGeneration:
         if st.warm_start == "neighbours":
             self.master.add_columns(neighbour_columns(self.D, k))
 
-    def solve(self, cons, *, cutoff=None, progress=None, start_iteration=0):
+    def solve(self, cons, *, cutoff=None, progress=None, start_iteration=0, loop=None):
         """Column generation at one node (:func:`~mipagg.exact.node.solve_node`)
-        with the run's master, context, loop options and stop criterion."""
-        return solve_node(self.master, self.ctx, cons, self.loop, stop=self.stop, cutoff=cutoff,
+        with the run's master, context, loop options (or ``loop``) and stop
+        criterion."""
+        return solve_node(self.master, self.ctx, cons, loop or self.loop, stop=self.stop,
+                          cutoff=cutoff,
                           on_solution=lambda sol: self.rounder(self.master, sol),
                           best_sse=self.rounder.best_sse, progress=progress,
                           start_iteration=start_iteration)

@@ -47,6 +47,8 @@ __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "interru
            "resolve_lp_algorithm", "resolve_reopt_lp_algorithm", "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
+# bp's pricing at tree nodes: heuristic then exact, or the exact routine alone
+NODE_PRICINGS = ("auto", "exact")
 STABILIZATIONS = (None, "wentges", "neame", "auto")
 WENTGES_MIN_K = 10     # stabilization="auto": Wentges from this k on (docs/bench/cg_full.md)
 ROUNDINGS = ("adaptive", "every")
@@ -402,6 +404,7 @@ class BPSettings(_Loadable):
     size_chain: bool = False
     column_fixing: bool = False
     size_fixing: bool = False
+    node_pricing: str = "auto"
     node_basis: bool = True
     plunge: float = 0.0
     node_cut_rounds: int = 0
@@ -468,6 +471,9 @@ class BPSettings(_Loadable):
         pl = self.plunge
         if isinstance(pl, bool) or not isinstance(pl, (int, float)) or not 0 <= pl <= 1:
             raise ParameterError(f"plunge must be a number in [0, 1], got {pl!r}")
+        if self.node_pricing not in NODE_PRICINGS:
+            raise ParameterError(f"node_pricing must be one of {NODE_PRICINGS}, "
+                                 f"got {self.node_pricing!r}")
         if self.node_selection not in NODE_SELECTIONS:
             raise ParameterError(f"node_selection must be one of {sorted(NODE_SELECTIONS)}, "
                                  f"got {self.node_selection!r}")
@@ -492,7 +498,8 @@ class BPSettings(_Loadable):
             raise ParameterError(f"checkpoint_bases must be an integer >= 0, got {cb!r}")
 
     def loop(self, n: int, k: int) -> LoopSettings:
-        """Every node's loop options: auto pricing with the Lagrangian bound."""
+        """Every node's loop options: auto pricing with the Lagrangian bound
+        (``node_pricing`` below the root: :class:`~mipagg.exact.bp.BranchAndPrice`)."""
         return _resolve_loop(self, n, k, pricing="auto", lagrangian=True,
                              exact_rule="measured", limited=True)
 

@@ -97,6 +97,7 @@ PRICING_SOLVERS: dict[str, PricingSolver] = {
 # pricing mode -> the stages tried per size, in order, until one yields columns
 PRICING_ORDERS = {
     "auto": ("heuristic", EXACT),
+    "exact": (EXACT,),          # the exact routine alone (bp's node_pricing="exact")
     "heuristic": ("heuristic",),
     "enumeration": ("enumeration",),
     "ilp": ("ilp",),
