@@ -265,7 +265,8 @@ def test_every_pricing_solver_through_the_one_interface(mode):
 
 def test_pricing_orders_are_data():
     assert PRICING_ORDERS["auto"][0] == "heuristic" and len(PRICING_ORDERS["auto"]) == 2
-    assert set(PRICING_ORDERS) == {"auto", "heuristic", "enumeration", "ilp"}
+    assert set(PRICING_ORDERS) == {"auto", "exact", "heuristic", "enumeration", "ilp"}
+    assert PRICING_ORDERS["exact"] == PRICING_ORDERS["auto"][1:]     # bp's node_pricing
     with pytest.raises(ParameterError):
         price(np.zeros((3, 3)), np.zeros(3), 2, "nope")
 
