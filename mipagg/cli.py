@@ -66,6 +66,8 @@ METHOD_OPTIONS = {
     "--node-close-nested": ("node_close_nested", _on_off, "bp: with --node-close-cost, count "
                             "the closings the node's subtree would try in that time (on|off; "
                             "default off)"),
+    "--node-close-restart": ("node_close_restart", _on_off, "bp: let HiGHS restart the MIPs "
+                             "of node gap closings (on|off; default on)"),
     "--size-fixing": ("size_fixing", _on_off, "bp: exclude from a node's subtree the cluster "
                       "sizes whose least reduced cost at the node exceeds its gap (on|off; "
                       "default off)"),

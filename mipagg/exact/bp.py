@@ -245,7 +245,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      close_gap_partial=PARTIAL_COLUMNS, aggregation="auto",
                      node_close_max_columns=50_000, node_close_time=None,
                      node_close_partial=0, node_close_gap=0.0, node_close_cost=None,
-                     node_close_nested=False, mip_time=None,
+                     node_close_nested=False, node_close_restart=True, mip_time=None,
                      mip_nodes=None, dive_time=None, neighbourhood_time=None,
                      max_columns="auto", threads=None, lp_algorithm="auto",
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
@@ -321,6 +321,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         counted in, at the seconds and failure rate of the recent closings
         (:func:`~mipagg.exact.closingvalue.branching_seconds`; default off;
         docs/bench/casc_gap.md §53).
+    node_close_restart : let HiGHS restart the node closings' MIPs after
+        its root (``mip_allow_restart``; default on; off: docs/bench/casc_gap.md §63).
     dive_time : seconds for the diving heuristic after the root (:func:`dive`;
         default 15 % of ``time_limit``, at most 600 s; without a limit the
         dive runs until its master is integral or stuck, reading no clock;
@@ -449,7 +451,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         node_close_max_columns=node_close_max_columns, node_close_time=node_close_time,
         node_close_partial=node_close_partial, node_close_gap=node_close_gap,
         node_close_cost=node_close_cost, node_close_nested=node_close_nested,
-        mip_time=mip_time, mip_nodes=mip_nodes,
+        node_close_restart=node_close_restart, mip_time=mip_time, mip_nodes=mip_nodes,
         dive_time=dive_time,
         neighbourhood_time=neighbourhood_time, max_columns=max_columns, threads=threads,
         lp_algorithm=lp_algorithm, reopt_lp_algorithm=reopt_lp_algorithm,
@@ -928,20 +930,23 @@ class BranchAndPrice(ColumnGeneration):
                 self.open.pop()
         self.seconds["close_gap"] += time.perf_counter() - t0 - (self.seconds["mip"] - mip0)
 
-    def closing_mip(self) -> dict:
+    def closing_mip(self, node: bool = False) -> dict:
         """The gap-closing MIP's options (``close_gap_mip``): from
         ``PRESOLVE_MIN_N`` records, HiGHS presolve and the master's cuts as rows.
         On Census block 600-899 at k = 5 (81 237 clusters) that MIP is proven
         in 322-330 s with both, 385 s with presolve alone, and not in 600 s
         without presolve; on blocks of 100 and 200 records every variant takes
         under 5 s; below 100 records presolve overran tight limits
-        (docs/bench/cg.md, docs/bench/casc_gap.md)."""
+        (docs/bench/cg.md, docs/bench/casc_gap.md).  At a tree ``node``,
+        also ``node_close_restart``."""
         mode = self.settings.close_gap_mip
         if mode == "auto":
             mode = "presolve" if self.n >= PRESOLVE_MIN_N else "plain"
-        if mode == "plain":
-            return {"presolve": "off", "cuts": ()}
-        return {"presolve": "on", "cuts": self.master.cuts}
+        opts: dict = {"presolve": "off", "cuts": ()} if mode == "plain" else \
+            {"presolve": "on", "cuts": self.master.cuts}
+        if node:
+            opts["restart"] = self.settings.node_close_restart
+        return opts
 
     @property
     def mip_on(self) -> bool:
@@ -1185,7 +1190,8 @@ class BranchAndPrice(ColumnGeneration):
                                           node, self.rounder, self.tol_abs,
                                           st.node_close_max_columns if full else 0,
                                           self.phase_deadline(t1, seconds), self.ctx,
-                                          self.closing_mip(), st.node_close_partial, info)
+                                          self.closing_mip(node=True), st.node_close_partial,
+                                          info)
         spent = time.perf_counter() - t1
         self.seconds["node_close"] += spent
         closer.record(outcome, g, full=full, partial="tau" in info,

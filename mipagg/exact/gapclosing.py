@@ -103,7 +103,7 @@ def partial_gap_columns(D, k, duals, threshold, best, max_columns, deadline, *,
 
 def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadline, *,
                              constraints=None, ctx=None, cuts=(), presolve="off", lower=None,
-                             partial_columns=0, info=None):
+                             partial_columns=0, info=None, restart=True):
     """Enumerate the clusters of size k..2k−1 with reduced cost below ``threshold``
     at ``duals`` (where the Lagrangian bound L was certified, threshold = UB − L;
     ``constraints`` carry the cut penalties at the certified cut duals, and
@@ -111,7 +111,7 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
     and solve the set-partitioning MIP over them and the groups of ``best``,
     with the master's rank-1 ``cuts`` as rows (valid for every partition: the
     MIP's relaxation starts at the cut bound, not at the LP bound below it)
-    and HiGHS ``presolve`` ("off" or "on", :func:`set_partitioning_mip`),
+    and HiGHS ``presolve`` ("off" or "on") and ``restart`` (:func:`set_partitioning_mip`),
     stopping at ``deadline`` (the enumeration checks it between slices, the MIP
     gets the remaining time).  Returns (outcome, partition, bound): outcome
     "optimal", "too_many_columns", "too_many_nodes", "time_limit" or another
@@ -137,7 +137,7 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
         if info is not None:
             info["tau"] = tau
         status, opt, bound = _solve_master(X, k, columns, weights, best, deadline, cuts,
-                                           presolve)
+                                           presolve, restart)
         if bound is None:           # the MIP proved nothing: the full closing's outcome
             return outcome, opt, None
         if status == "optimal" and bound < lower + tau:
@@ -145,10 +145,10 @@ def close_gap_by_enumeration(D, X, k, duals, threshold, best, max_columns, deadl
         return "partial", opt, min(bound, lower + tau)
     if outcome != "complete":
         return outcome, None, None
-    return _solve_master(X, k, columns, weights, best, deadline, cuts, presolve)
+    return _solve_master(X, k, columns, weights, best, deadline, cuts, presolve, restart)
 
 
-def _solve_master(X, k, columns, weights, best, deadline, cuts, presolve):
+def _solve_master(X, k, columns, weights, best, deadline, cuts, presolve, restart=True):
     """The set-partitioning MIP over ``columns`` (the groups of ``best``
     first, its start) until ``deadline``: (status, partition, bound) as
     :func:`close_gap_by_enumeration` returns them."""
@@ -161,7 +161,7 @@ def _solve_master(X, k, columns, weights, best, deadline, cuts, presolve):
     info: dict = {}
     status, _, chosen = set_partitioning_mip(n, columns, weights, time_limit=left,
                                              start=range(best.n_groups), info=info,
-                                             cuts=cuts, presolve=presolve)
+                                             cuts=cuts, presolve=presolve, restart=restart)
     part = None if chosen is None else Partition.from_groups([columns[j] for j in chosen], X)
     if part is not None and not part.is_feasible(k):   # never expected; be safe
         part = None

@@ -386,6 +386,7 @@ class BPSettings(_Loadable):
     node_close_gap: float = 0.0
     node_close_cost: bool | None = None
     node_close_nested: bool = False
+    node_close_restart: bool = True
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
@@ -449,7 +450,7 @@ class BPSettings(_Loadable):
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
         _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "size_fixing",
-               "node_basis", "reclose_root", "node_close_nested")
+               "node_basis", "reclose_root", "node_close_nested", "node_close_restart")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):
