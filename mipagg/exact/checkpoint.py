@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
+from . import pairtable
 from .bases import SavedPool, nearest_bases, pack, ragged, unpack
 from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
@@ -47,10 +48,11 @@ from .treestats import BoundTrend
 __all__ = ["FORMAT", "Checkpoint", "fingerprint", "prepare", "save", "load", "restore",
            "summary"]
 
-FORMAT = 2         # 2 (2026-12-02): record and pool indices in the smallest integer type
-READS = (1, 2)
+FORMAT = 3         # 2 (2026-12-02): record and pool indices in the smallest integer type;
+READS = (1, 2, 3)  # 3 (2026-12-03): the nodes' pairs through a table of the distinct ones
+_PAIRS = ("tog", "apart")           # the open nodes' pairs (pairtable from format 3)
 # the arrays of indices (records, pool positions, basic artificial columns)
-_INDICES = ("col_flat", "tog", "apart", "basis_cols", "basis_art")
+_INDICES = ("col_flat", "tog", "apart", "tog_table", "apart_table", "basis_cols", "basis_art")
 # counts carried from run to run (cumulative over the runs of one tree)
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
            "dive_steps", "neighbourhood_solves", "node_fixed_sizes")
@@ -194,13 +196,16 @@ def save(tree, path) -> Path:
 
 
 def write(arrays: dict, path) -> Path:
-    """Write a checkpoint's ``arrays`` to ``path`` in this :data:`FORMAT`
-    (through a temporary file renamed): the arrays of indices in the
-    smallest integer type that holds them (int16 below 32 768 records and
-    columns), which makes the file of a wide tree a fifth smaller
-    (docs/bench/casc_gap.md §62)."""
+    """Write a checkpoint's ``arrays`` (as :func:`read` returns them) to
+    ``path`` in this :data:`FORMAT` (through a temporary file renamed): the
+    nodes' pairs through a table of the distinct ones (:mod:`.pairtable`;
+    §64) and the arrays of indices in the smallest integer type that holds
+    them (int16 below 32 768 records and columns; §62)."""
     path = Path(path)
     arrays = dict(arrays)
+    for name in _PAIRS:
+        arrays[name], arrays[f"{name}_ptr"], arrays[f"{name}_table"] = \
+            pairtable.encode(arrays[name], arrays[f"{name}_ptr"])
     for name in _INDICES:
         if name in arrays and arrays[name].size:
             a = arrays[name]
@@ -214,6 +219,19 @@ def write(arrays: dict, path) -> Path:
         np.savez_compressed(fh, **arrays)
     os.replace(tmp, path)
     return path
+
+
+def read(path) -> dict:
+    """The arrays of checkpoint ``path`` (any format of :data:`READS`), the
+    nodes' pairs flat (a, b, a, b, …) with offsets into them, as
+    :func:`write` takes them."""
+    with np.load(path, allow_pickle=False) as z:
+        a = {name: z[name] for name in z.files}
+    for name in _PAIRS:
+        if f"{name}_table" in a:
+            a[name], a[f"{name}_ptr"] = pairtable.decode(a[name], a[f"{name}_ptr"],
+                                                          a.pop(f"{name}_table"))
+    return a
 
 
 def _node_bases(tree, nodes: list) -> tuple[dict, list]:
@@ -244,10 +262,6 @@ def _node_bases(tree, nodes: list) -> tuple[dict, list]:
     return arrays, pool.extra
 
 
-def _pairs(flat) -> tuple:
-    return tuple((int(a), int(b)) for a, b in np.asarray(flat).reshape(-1, 2))
-
-
 def _pseudocosts(a: dict) -> tuple | None:
     """The pseudocost arrays of a loaded archive (None when it has none)."""
     if _PSEUDOCOSTS[0] not in a:
@@ -269,11 +283,10 @@ def load(path) -> Checkpoint:
     if not zipfile.is_zipfile(path):
         raise DataError(f"{str(path)!r} is not a bp checkpoint (not an .npz archive)")
     try:
-        with np.load(path, allow_pickle=False) as z:
-            a = {name: z[name] for name in z.files}
+        a = read(path)
         meta = json.loads(str(a["meta"]))
         fmt = meta.get("format")
-    except (OSError, ValueError, KeyError, EOFError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, IndexError) as exc:
         raise DataError(f"{str(path)!r} is not a bp checkpoint ({exc})") from None
     if fmt not in READS:
         raise DataError(f"checkpoint {str(path)!r} has format {fmt!r}; this mipagg reads "
@@ -286,11 +299,11 @@ def load(path) -> Checkpoint:
             plain = len(rows) == 3 and cut.den == 2 and set(cut.nums) == {1}
             cuts.append(cut.rows if plain else rank1(cut))
         sizes_out = a.get("node_sizes_out", np.zeros(a["node_bound"].size, dtype=int))
-        nodes = [Node(float(b), -int(d), i, _pairs(t), _pairs(p), sizes_out=int(m))
+        nodes = [Node(float(b), -int(d), i, t, p, sizes_out=int(m))
                  for i, (b, d, t, p, m) in
                  enumerate(zip(a["node_bound"], a["node_depth"],
-                               _unragged(a["tog"], a["tog_ptr"]),
-                               _unragged(a["apart"], a["apart_ptr"]), sizes_out))]
+                               pairtable.node_tuples(a["tog"], a["tog_ptr"]),
+                               pairtable.node_tuples(a["apart"], a["apart_ptr"]), sizes_out))]
         root_stop = StopState(duals=a.get("root_duals"), cut_duals=a.get("root_cut_duals"),
                               **meta["root_stop"])
         columns = _unragged(a["col_flat"].astype(np.int64), a["col_ptr"])

@@ -52,7 +52,7 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     relative's in the whole tree (:func:`~mipagg.exact.bases.nearest_bases`).
     Resuming it explores exactly those nodes' subtrees."""
     idx = np.asarray(nodes, dtype=np.int64)
-    a = _arrays(path)
+    a = checkpoint.read(path)
     meta = json.loads(str(a["meta"]))
     meta["part"] = {**(part or {}), "source": _source_id(path),
                     "source_file": Path(path).name, "source_open_nodes": int(a["node_bound"].size),
@@ -71,12 +71,6 @@ def subset(path, nodes, out, part: dict | None = None) -> Path:
     return checkpoint.write(a, out)
 
 
-def _arrays(path) -> dict:
-    """The arrays of checkpoint ``path``, as written."""
-    with np.load(path, allow_pickle=False) as z:
-        return {name: z[name] for name in z.files}
-
-
 def thin(path, out, keep: int) -> dict:
     """Write to ``out`` a copy of checkpoint ``path`` that keeps the bases of
     only the ``keep`` open nodes of least bound that have one (the bases no
@@ -90,7 +84,7 @@ def thin(path, out, keep: int) -> dict:
         raise ParameterError(f"--keep-bases must be at least 0, got {keep}")
     check_output_path(out, inputs=[path], what="thinned checkpoint")
     checkpoint.load(path)          # a clear error for a file that is not one
-    a = _arrays(path)
+    a = checkpoint.read(path)
     bases = unpack(a)
     held = a.get("node_basis", np.full(a["node_bound"].size, -1, dtype=np.int32))
     node_basis = held.astype(np.int64)

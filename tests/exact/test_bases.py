@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from mipagg.exact import bases as bases_module
 from mipagg.exact.bases import (BasisBook, PortableBasis, SavedPool, nearest_bases, pack, ragged,
                                 unpack)
 from mipagg.exact.rules import Node
@@ -114,16 +115,32 @@ _pair = st.tuples(st.integers(0, 5), st.integers(0, 5)).map(lambda p: (min(p), m
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.lists(_pair, max_size=4), st.lists(_pair, max_size=5),
                           st.integers(-1, 3)), min_size=1, max_size=12),
-       st.integers(1, 4))
-def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk):
+       st.integers(1, 4), st.sampled_from([1 << 28, 4, 100]), st.booleans())
+def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk, block_bytes, floats):
     """Each node keeps its own basis; one without gets the basis of the node
     with one whose together and apart pairs differ from its own in the fewest
     pairs (the earliest on ties), by brute force; −1 when no node has one.
-    Repeated pairs count once; a together pair is not the same as an apart one."""
+    Repeated pairs count once; a together pair is not the same as an apart one.
+    The same with the nodes with a basis taken one or a few at a time
+    (``block_bytes``), with float32 products (nodes of over 10 922 pairs)
+    and with each node's pairs given flat (a, b, a, b, …)."""
+    if floats:
+        bases_module._product_type, real = (lambda most: np.float32), bases_module._product_type
+    try:
+        _check_nearest(spec, chunk, block_bytes)
+    finally:
+        if floats:
+            bases_module._product_type = real
+
+
+def _check_nearest(spec, chunk, block_bytes):
     nodes = [Node(0.0, 0, i, tuple(t), tuple(a)) for i, (t, a, _) in enumerate(spec)]
     own = np.array([b for _, _, b in spec])
     got = nearest_bases([nd.together for nd in nodes], [nd.apart for nd in nodes], own, n=7,
-                        chunk=chunk)
+                        chunk=chunk, block_bytes=block_bytes)
+    flat = nearest_bases([np.ravel(np.array(nd.together, dtype=np.int64)) for nd in nodes],
+                         [np.ravel(np.array(nd.apart, dtype=np.int64)) for nd in nodes], own, n=7)
+    assert flat.tolist() == got.tolist()
     some = list(range(0, len(nodes), 2))        # only these resolved, the others as given
     part = nearest_bases([nd.together for nd in nodes], [nd.apart for nd in nodes], own, n=7,
                          only=some, chunk=chunk)
@@ -137,3 +154,9 @@ def test_a_node_without_a_basis_gets_its_nearest_relatives(spec, chunk):
         else:
             j = min(have, key=lambda j: (len(sets[i] ^ sets[j]), j))
             assert got[i] == own[j]
+
+
+def test_nearest_bases_products_are_int16_while_they_fit():
+    """|S_j| − 2|S_i ∩ S_j| lies in [−2m, m] for nodes of at most m pairs."""
+    assert bases_module._product_type(10_922) is np.int16
+    assert bases_module._product_type(10_923) is np.float32

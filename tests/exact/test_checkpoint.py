@@ -52,27 +52,32 @@ def test_a_resumed_tree_reaches_the_brute_force_optimum(tmp_path_factory, inst, 
     assert second.resumed_nodes == first.nodes and second.nodes >= first.nodes
 
 
-def test_a_format_1_checkpoint_loads_and_resumes_as_written(tree24, tmp_path):
-    """Checkpoints written before 2026-12-02 (format 1: indices as int64,
-    like the committed docs/results/trees files) read as they were: the same
-    nodes, pool and bases as the format-2 file, and the resumed tree reaches
-    the optimum."""
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_an_older_checkpoint_loads_and_resumes_as_written(tree24, tmp_path, fmt):
+    """Checkpoints of format 1 (before 2026-12-02: indices as int64, like the
+    older docs/results/trees files) and 2 (before 2026-12-03: the nodes'
+    pairs flat, no table) read as they were: the same nodes, pool and bases
+    as the current file, and the resumed tree reaches the optimum."""
     X, opt = tree24
     path = tmp_path / "new.npz"
     branch_and_price(X, 3, node_limit=10, checkpoint=path, **TREE_ONLY)
     with np.load(path, allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
+        assert {"tog_table", "apart_table"} <= set(z.files)
+    arrays = checkpoint.read(path)
+    assert "apart_table" not in arrays and arrays["apart"].size == arrays["apart_ptr"][-1]
     meta = json.loads(str(arrays["meta"]))
-    for name in ("col_flat", "tog", "apart"):
-        arrays[name] = arrays[name].astype(np.int64)
-    arrays["basis_cols"] = arrays["basis_cols"].astype(np.int32)
-    arrays["basis_art"] = arrays["basis_art"].astype(np.int32)
-    arrays["meta"] = np.array(json.dumps(meta | {"format": 1}))
+    if fmt == 1:
+        for name in ("col_flat", "tog", "apart"):
+            arrays[name] = arrays[name].astype(np.int64)
+        arrays["basis_cols"] = arrays["basis_cols"].astype(np.int32)
+        arrays["basis_art"] = arrays["basis_art"].astype(np.int32)
+    arrays["meta"] = np.array(json.dumps(meta | {"format": fmt}))
     np.savez_compressed(tmp_path / "old.npz", **arrays)
     new, old = checkpoint.load(path), checkpoint.load(tmp_path / "old.npz")
-    assert old.meta["format"] == 1 and new.meta["format"] == checkpoint.FORMAT == 2
+    assert old.meta["format"] == fmt and new.meta["format"] == checkpoint.FORMAT == 3
     assert [(nd.bound, nd.together, nd.apart) for nd in old.nodes] == \
         [(nd.bound, nd.together, nd.apart) for nd in new.nodes]
+    assert sum(len(nd.apart) for nd in new.nodes) > 0
     assert all(np.array_equal(a, b) and a.dtype == b.dtype == np.int64
                for a, b in zip(old.columns, new.columns))
     assert len(old.bases) == len(new.bases) >= 1
