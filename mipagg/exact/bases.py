@@ -275,6 +275,8 @@ def _pair_matrix(together, apart, rows: np.ndarray, n: int):
 
     import scipy.sparse as sp
 
+    from .pairtable import distinct
+
     def ints(seq):                # a node's pairs: (a, b) tuples, or their values flat
         return seq.ravel().tolist() if isinstance(seq, np.ndarray) else \
             itertools.chain.from_iterable(seq)
@@ -291,17 +293,10 @@ def _pair_matrix(together, apart, rows: np.ndarray, n: int):
     side = np.repeat(np.tile([0, 1], rows.size), lens.ravel())     # 1: an apart pair
     node = np.repeat(np.arange(rows.size, dtype=np.int64), lens.sum(axis=1))
     code = side * n * n + flat[:, 0] * n + flat[:, 1]
-    key = _distinct(node * (2 * n * n) + code)
+    key = distinct(node * (2 * n * n) + code)
     node, code = key // (2 * n * n), key % (2 * n * n)
-    columns = _distinct(code)
+    columns = distinct(code)
     ptr = np.zeros(rows.size + 1, dtype=np.int64)
     ptr[1:] = np.cumsum(np.bincount(node, minlength=rows.size))
     return sp.csr_matrix((np.ones(code.size, dtype=np.float32), np.searchsorted(columns, code),
                           ptr), shape=(rows.size, columns.size))
-
-
-def _distinct(a: np.ndarray) -> np.ndarray:
-    """``np.unique(a)`` by sorting: on the 14 million codes of §64's tree,
-    numpy 2.4's hashing ``unique`` took 18 s for the two calls, sorting 0.3 s."""
-    a = np.sort(a)
-    return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a

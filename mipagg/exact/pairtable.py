@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["encode", "decode", "node_tuples"]
+__all__ = ["encode", "decode", "node_tuples", "distinct"]
 
 
 def encode(flat: np.ndarray, ptr: np.ndarray, dense_limit: int = 1 << 24) -> tuple:
@@ -47,7 +47,7 @@ def encode(flat: np.ndarray, ptr: np.ndarray, dense_limit: int = 1 << 24) -> tup
         codes = np.flatnonzero(seen)
         positions = (np.cumsum(seen, dtype=np.int64) - 1)[code]
     else:
-        codes = np.unique(code)
+        codes = distinct(code)
         positions = np.searchsorted(codes, code)
     node = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
     positions = np.sort(node * codes.size + positions) - node * codes.size
@@ -72,3 +72,10 @@ def node_tuples(flat: np.ndarray, ptr: np.ndarray) -> list:
     at = positions.tolist()
     return [tuple(map(shared.__getitem__, at[lo:hi]))
             for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+
+
+def distinct(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` by sorting: on the 14 million codes of §64's tree,
+    numpy 2.4's hashing ``unique`` took 18 s for two calls, sorting 0.3 s."""
+    a = np.sort(a)
+    return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a
