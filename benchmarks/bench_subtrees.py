@@ -122,6 +122,7 @@ def main(argv=None):
     meta = checkpoint.load(part).meta
     before = meta["closer"]                              # the tree's closings so far
     before_sizes = meta["counts"].get("node_fixed_sizes", 0)
+    before_cuts = meta["counts"].get("node_cuts", 0)
     print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}, "
           f"summed gap to the cutoff {gap0:.4f}; options {options}"
           + "".join(f"; {w} dropped from {c} of them" for w, c in dropped.items()), flush=True)
@@ -145,6 +146,7 @@ def main(argv=None):
            "node_closings_skipped": r.node_closings_skipped - before.get("skipped", 0),
            "time_node_close": r.seconds.get("node_close", 0.0),
            "node_fixed_sizes": r.node_fixed_sizes - before_sizes, "warm_starts": r.warm_starts,
+           "node_cuts": r.node_cuts - before_cuts,
            "open_left": n_left, "gap_left": gap_left, "sse": r.sse}
     if a.trace:
         row["closings"] = closings
@@ -154,7 +156,7 @@ def main(argv=None):
           f"{row['nodes_enumerated']} closed a node, {row['node_closings_timed_out']} timed out, "
           f"{row['node_closings_skipped']} turned down (node_close_cost), "
           f"{row['time_node_close']:.0f} s; {row['node_fixed_sizes']} sizes excluded, "
-          f"{r.warm_starts} nodes started warm; left {n_left} open nodes, summed gap "
+          f"{r.warm_starts} nodes started warm; {row['node_cuts']} cuts added at nodes; left {n_left} open nodes, summed gap "
           f"{gap_left:.4f} of {gap0:.4f}")
     if a.json:
         with open(a.json, "a") as fh:

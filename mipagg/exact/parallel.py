@@ -64,6 +64,7 @@ from ..partition import Partition
 from .bases import PortableBasis
 from .closingvalue import ClosingValue
 from .colgen import default_threads
+from .cutorder import CanonicalCuts, CutOrder
 from .highs import release_solver_threads
 from .node import NodeResult
 from .rules import Node
@@ -139,7 +140,9 @@ class SubtreeTask:
     <mipagg.exact.closingvalue.ClosingValue.state>`, which holds what every
     worker handed over), which the worker takes up; None: it keeps its own.
     ``sizes_out``: the cluster sizes excluded in the node's subtree
-    (:class:`~mipagg.exact.rules.Node`)."""
+    (:class:`~mipagg.exact.rules.Node`).  ``cuts``: the coordinator's cuts
+    from its ``cut_start``-th on (node cut rounds; the basis's rows are in
+    their order, :mod:`mipagg.exact.cutorder`)."""
 
     bound: float
     depth: int
@@ -157,6 +160,8 @@ class SubtreeTask:
     closing_limit: float | None = None
     closing_model: dict | None = None
     sizes_out: int = 0
+    cut_start: int = 0
+    cuts: list = field(default_factory=list)
 
 
 @dataclass
@@ -170,8 +175,11 @@ class SubtreeResult:
     time limit interrupted it; its busy seconds; the columns it found,
     which worker (process and thread) it is, the least bound of the nodes
     it cut off, its own pseudocost observations (reliability branching),
-    what its ``node_close_cost`` model saw during the task, or None, and its
-    node gap-closing threshold when a closing in the task moved it, or None."""
+    what its ``node_close_cost`` model saw during the task, or None, its
+    node gap-closing threshold when a closing in the task moved it, or None,
+    the cuts it found that the coordinator has not numbered yet and how many
+    of the coordinator's cuts it knows (the open nodes' bases list their
+    rows in that order: :meth:`~mipagg.exact.cutorder.CutOrder.canonical`)."""
 
     open: list
     sse: float | None
@@ -186,6 +194,8 @@ class SubtreeResult:
     observations: list = field(default_factory=list)
     closing_value: dict | None = None   # ClosingValue.take_fresh() of node_close_cost
     closing_limit: float | None = None  # NodeClosing.limit, when the task moved it
+    cuts: list = field(default_factory=list)
+    cut_width: int = 0
 
 
 # ---------------------------------------------------------------- the worker side
@@ -226,6 +236,7 @@ def build_worker(snap: Snapshot):
     tree.root_bound, tree.root_lp_bound = snap.root_bound, snap.root_lp_bound
     tree.root = NodeResult(snap.root_stop, None, 0)     # its duals fix columns again
     tree.pool_fixed = len(tree.master.columns)
+    tree.cut_order = CutOrder(tree.master)
     return tree
 
 
@@ -266,7 +277,10 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     before = _counts(tree)
     tree.fix_root_columns(tree.refix_growth)   # before the task's columns and hints come in
     tree.master.add_columns(task.columns + task.hints)
-    basis = None if task.basis is None else tree.master.import_basis(task.basis)
+    order = tree.cut_order
+    order.sync(task.cut_start, task.cuts)
+    portable = None if task.basis is None else order.to_local(task.basis)
+    basis = None if portable is None else tree.master.import_basis(portable)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis,
                         side=task.side, sizes_out=task.sizes_out))
     me = f"{os.getpid()}:{threading.get_ident()}"
@@ -294,7 +308,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
         nd = tree.open.pop()
         if not tree.prune(nd.bound):
             if nd.basis is not None and id(nd.basis) not in portable:
-                portable[id(nd.basis)] = tree.master.export_basis(nd.basis)
+                out = tree.master.export_basis(nd.basis)
+                portable[id(nd.basis)] = None if out is None else order.canonical(out)
             left.append((nd.bound, nd.depth, nd.together, nd.apart, hints.get(nd.ident, []),
                          None if nd.basis is None else portable[id(nd.basis)], nd.side,
                          nd.sizes_out))
@@ -309,7 +324,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
                          me, tree.pruned_bound,
                          tree.branching.take_fresh() if learns else [],
                          None if value is None else value.take_fresh(),
-                         None if tree.closer.limit == limit else tree.closer.limit)
+                         None if tree.closer.limit == limit else tree.closer.limit,
+                         order.unsynced(), order.width)
 
 
 def _support(master, solution) -> list:
@@ -483,6 +499,9 @@ class _Coordinator:
         self.synced: dict = {}          # worker -> how much of each log it has seen
         self.idle: list = []            # workers that returned, oldest first
         self.busy = 0.0
+        self.cuts = CanonicalCuts(tree.master)
+        self.cut_base = len(tree.master.cuts)   # the cuts every worker starts with
+        self.cut_synced: dict = {}      # worker -> how many of the cuts it knows
 
     def run(self) -> None:
         tree = self.tree
@@ -535,7 +554,8 @@ class _Coordinator:
                                *self.news(), basis=self.basis_of(node), side=node.side,
                                closing_limit=tree.closer.limit,
                                closing_model=None if tree.closer.value is None
-                               else tree.closer.value.state(), sizes_out=node.sizes_out)
+                               else tree.closer.value.state(), sizes_out=node.sizes_out,
+                               **self.cut_news())
             self.pending[self.backend.submit(task)] = (node, budget)
             tree.in_flight.append(node)
 
@@ -557,8 +577,17 @@ class _Coordinator:
                 [(origin, g, o) for g, (origin, o) in enumerate(self.probes[obs:], obs)
                  if origin != w] if SHARE_PROBES else [])
 
+    def cut_news(self) -> dict:
+        """The coordinator's cuts from the first one some worker may not
+        know (whichever worker takes the task)."""
+        known = self.cut_synced.values()
+        start = min(known) if len(self.cut_synced) >= self.backend.capacity else self.cut_base
+        return {"cut_start": start, "cuts": self.cuts.since(start)}
+
     def merge(self, r: SubtreeResult) -> None:
         tree = self.tree
+        self.cuts.absorb(r.cuts)
+        self.cut_synced[r.worker] = r.cut_width
         self.log.extend((r.worker, c) for c in r.columns)
         self.probes.extend((r.worker, o) for o in r.observations)
         if hasattr(tree.branching, "observe"):      # the table a checkpoint keeps
@@ -578,7 +607,8 @@ class _Coordinator:
                 self.hints[tree.ident] = hints
             if basis is not None:
                 if id(basis) not in kept:
-                    kept[id(basis)] = tree.basis_book.keep(basis)
+                    kept[id(basis)] = tree.basis_book.keep(
+                        self.cuts.place(basis, r.cut_width, r.cuts))
                 tree.basis_book.attach(tree.ident, kept[id(basis)])
             tree.open.push(Node(bound, -depth, tree.ident, together, apart, side=side,
                                 sizes_out=sizes_out))
