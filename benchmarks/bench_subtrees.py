@@ -22,8 +22,9 @@ process, without the spread of subtree sizes, which is wide.
 Printed: the sample's summed gap to the cutoff, then at the end of the
 run (closed or stopped by ``--time-limit``) its status, wall seconds,
 nodes, node gap closings (tried, closed, timed out, seconds), the sizes
-excluded (size fixing), the nodes started from their parent's basis, and the open
-nodes and summed gap left (from the run's last checkpoint).  Run two arms
+excluded (size fixing), the nodes started from their parent's basis, the cuts
+added at nodes (``node_cut_rounds``), and the open nodes and summed gap left
+(from the run's last checkpoint).  Run two arms
 side by side, one core each, to compare options in the same run.
 """
 

@@ -22,7 +22,9 @@ threshold, and reliability branching's pseudocosts; its own pool then grows
 with the nodes it solves.  The columns and the strong-branching probes
 (pseudocost observations) each worker finds reach the others with their
 next tasks; so do the node gap-closing threshold a worker's closing sets
-and what its ``node_close_cost`` model sees, through the coordinator.  Each
+and what its ``node_close_cost`` model sees, through the coordinator; so
+do the cuts of node cut rounds, which the coordinator numbers
+(:mod:`mipagg.exact.cutorder`) and a checkpoint keeps.  Each
 node travels with its parent's final master basis, its basic columns as
 clusters (:class:`~mipagg.exact.bases.PortableBasis`, kept by the
 coordinator in a :class:`~mipagg.exact.bases.BasisBook`), so that its first
