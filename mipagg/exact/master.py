@@ -137,6 +137,9 @@ class MasterProblem:
         self._by_record: list[list[int]] = [[] for _ in range(self.n)]
         self._cuts_of: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]  # (cut, a_i)
         self._cut_den: list[int] = []
+        self._cut_specs: list = []          # the Rank1Cut of each cut row
+        self._cut_keys: set = set()         # the same, to find repeats
+        self._cut_table: tuple | None = None    # cut_table(), for its number of cuts
         h = new_highs(presolve="off")              # keep the basis between solves
         h.setOptionValue("primal_feasibility_tolerance", 1e-9)
         h.setOptionValue("dual_feasibility_tolerance", 1e-9)
@@ -237,7 +240,7 @@ class MasterProblem:
         present; returns how many were added."""
         from .cuts import Rank1Cut, rank1
 
-        present = {rank1(S) for S in self.cuts}
+        present = self._cut_keys
         added = 0
         for S in rowsets:
             if not isinstance(S, Rank1Cut):
@@ -256,6 +259,7 @@ class MasterProblem:
             vals = [float(count[j] // cut.den) for j in cols]
             s = len(self.cuts)
             self.cuts.append(cut if isinstance(S, Rank1Cut) else S)
+            self._cut_specs.append(cut)
             self._cut_den.append(cut.den)
             for v, a in zip(cut.rows, cut.nums):
                 self._cuts_of[v].append((s, a))
@@ -265,6 +269,29 @@ class MasterProblem:
                                 np.asarray(vals))
             added += 1
         return added
+
+    def cut_table(self) -> tuple:
+        """(rows, numerators, denominators) of the cut rows as arrays: (m, s)
+        records padded with −1, (m, s) a_i (0 for padding) and (m,) d, for
+        :meth:`PricingConstraints.with_cut_table
+        <mipagg.exact.pricing.constraints.PricingConstraints.with_cut_table>`;
+        built once per number of cuts, the cuts added since appended."""
+        specs, old = self._cut_specs, self._cut_table
+        width = max((len(c.rows) for c in specs), default=3)
+        have = 0 if old is None or old[0].shape[1] != width else old[0].shape[0]
+        if have == len(specs) and old is not None:
+            return old
+        new = specs[have:]
+        rows = np.full((len(new), width), -1, dtype=np.int64)
+        nums = np.zeros((len(new), width), dtype=np.int64)
+        for i, c in enumerate(new):
+            rows[i, :len(c.rows)] = c.rows
+            nums[i, :len(c.rows)] = c.nums
+        den = np.array([c.den for c in new], dtype=np.int64)
+        if have:
+            rows, nums, den = (np.concatenate([a, b]) for a, b in zip(old, (rows, nums, den)))
+        self._cut_table = (rows, nums, den)
+        return self._cut_table
 
     def drop_columns(self, drop: np.ndarray) -> int:
         """Delete the columns with ``drop[j]`` True from the LP and the pool

@@ -194,7 +194,7 @@ class _NodeLoop:
             lam[self.fixed_rows] = -_PROHIBITIVE * (1.0 + float(np.abs(lam).max(initial=0.0)))
         if self.cuts_shape != sig.size:
             # new cut rows since the last iteration: rebuild the pricing structure
-            self.cons = _with_cuts(self.node_cons, self.master.cuts, n)
+            self.cons = _with_cuts(self.node_cons, self.master)
             self.cuts_shape = sig.size
         t0 = time.perf_counter()
         if self.on_solution is not None:
@@ -330,15 +330,13 @@ def _wentges_center(ctx, center, center_lb, n_cuts):
     return center, center_lb
 
 
-def _with_cuts(node_cons, cuts, n):
+def _with_cuts(node_cons, master):
     """The node's branching constraints plus the master's cut rows (penalties
-    set per iteration)."""
-    from .pricing.constraints import PricingConstraints
-
-    if not cuts:
+    set per iteration), from the master's cut table: with thousands of cuts
+    from node cut rounds, nothing is built again cut by cut at every node."""
+    if not master.cuts:
         return node_cons
-    return PricingConstraints.build(n, together=node_cons.together, apart=node_cons.apart,
-                                    cuts=[(S, 0.0) for S in cuts], sizes_out=node_cons.sizes_out)
+    return node_cons.with_cut_table(*master.cut_table())
 
 
 def _adapt_alpha(alpha, D, duo, center, rounds, k, mispriced, n, step=0.1):

@@ -2,10 +2,13 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 from scipy.spatial.distance import cdist
 
 from mipagg.errors import DataError, SolverError
+from mipagg.exact.cuts import Rank1Cut, rank1
 from mipagg.exact.master import MasterProblem, cluster_weight, squared_distances
 from mipagg.partition import group_sse
 
@@ -286,3 +289,32 @@ def test_a_cut_dual_of_the_wrong_sign_never_reaches_a_bound(monkeypatch):
     assert sol.cut_duals[-1] == 0.0
     np.testing.assert_array_equal(sol.cut_duals[:-1], np.minimum(honest.cut_duals[:-1], 0.0))
     np.testing.assert_allclose(sol.duals, honest.duals)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.one_of(
+    st.lists(st.integers(0, 8), min_size=3, max_size=3, unique=True),
+    st.builds(lambda rows: Rank1Cut(tuple(rows), (1, 1, 1, 2), 3),
+              st.lists(st.integers(0, 8), min_size=4, max_size=4, unique=True))),
+    max_size=4), max_size=4),
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)).filter(lambda p: p[0] != p[1]),
+             max_size=3))
+def test_the_cut_table_prices_as_the_cuts_built_one_by_one(batches, apart):
+    """The master's cut table, grown batch by batch (subset-row cuts and
+    rank-1 cuts on four rows, repeats among them), gives the pricing the
+    same cut structure as building every cut again."""
+    from mipagg.exact.pricing.constraints import PricingConstraints
+
+    X = np.arange(9.0).reshape(-1, 1)
+    m = MasterProblem(X, squared_distances(X))
+    base = PricingConstraints.build(9, apart=apart, sizes_out=0b1000)
+    for batch in batches:
+        m.add_cuts(batch)
+        got = base.with_cut_table(*m.cut_table())
+        want = PricingConstraints.build(9, apart=apart, cuts=[(c, 0.0) for c in m.cuts],
+                                        sizes_out=0b1000)
+        assert len(m.cuts) == len({rank1(c) for c in m.cuts})     # no repeat kept
+        for name in ("cut_rows", "cut_w", "cut_den", "mu", "cut_start", "cut_idx", "cut_num",
+                     "comp_of", "apart_start", "apart_idx"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
+        assert got.sizes_out == want.sizes_out and got.apart == want.apart

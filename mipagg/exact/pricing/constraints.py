@@ -30,7 +30,7 @@ Everything is stored as flat integer arrays (CSR) for the compiled kernels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -62,6 +62,19 @@ def csr(n: int, pairs) -> tuple[np.ndarray, np.ndarray]:
     start = np.zeros(n + 1, dtype=np.int64)
     np.add.at(start, src + 1, 1)
     return np.cumsum(start), dst[order]
+
+
+def _cut_index(n: int, rows: np.ndarray, nums: np.ndarray) -> tuple:
+    """(cut_start, cut_idx, cut_num): the cuts holding each record (CSR over
+    records, cuts in increasing order) and its numerator in each."""
+    held = rows >= 0
+    src = rows[held]
+    dst = np.nonzero(held)[0].astype(np.int64)
+    num = nums[held].astype(np.int64)
+    order = np.argsort(src, kind="stable")
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(start, src + 1, 1)
+    return np.cumsum(start), dst[order], num[order]
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,17 +163,21 @@ class PricingConstraints:
             cut_rows[s, :len(c.rows)] = c.rows
             cut_w[s, :len(c.rows)] = c.nums
         cut_den = np.array([c.den for c in specs], dtype=np.int64)
-        mu = np.array(mus, dtype=float)
-        cut_pairs = [(v, s, a) for s, c in enumerate(specs) for v, a in zip(c.rows, c.nums)]
-        src = np.array([v for v, _, _ in cut_pairs], dtype=np.int64)
-        dst = np.array([s for _, s, _ in cut_pairs], dtype=np.int64)
-        num = np.array([a for _, _, a in cut_pairs], dtype=np.int64)
-        order = np.argsort(src, kind="stable")
-        cut_start = np.zeros(n + 1, dtype=np.int64)
-        np.add.at(cut_start, src + 1, 1)
+        cut_start, cut_idx, cut_num = _cut_index(n, cut_rows, cut_w)
         return cls(n, together, apart, comp_of, comp_start, comp_members, apart_start,
-                   apart_idx, cut_rows, mu, np.cumsum(cut_start), dst[order], feasible,
-                   num[order], cut_den, cut_w, int(sizes_out))
+                   apart_idx, cut_rows, np.array(mus, dtype=float), cut_start, cut_idx,
+                   feasible, cut_num, cut_den, cut_w, int(sizes_out))
+
+    def with_cut_table(self, rows: np.ndarray, nums: np.ndarray,
+                       den: np.ndarray) -> "PricingConstraints":
+        """These constraints with the cuts of a master's
+        :meth:`~mipagg.exact.master.MasterProblem.cut_table` (rows, numerators,
+        denominators; valid rank-1 cuts of records 0..n−1) instead of their
+        own, every penalty 0: no cut is built again cut by cut."""
+        cut_start, cut_idx, cut_num = _cut_index(self.n, rows, nums)
+        return replace(self, cut_rows=rows, cut_w=nums, cut_den=den,
+                       mu=np.zeros(rows.shape[0]), cut_start=cut_start, cut_idx=cut_idx,
+                       cut_num=cut_num)
 
     @classmethod
     def none(cls, n: int) -> "PricingConstraints":
