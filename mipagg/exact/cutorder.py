@@ -132,13 +132,16 @@ class CanonicalCuts:
     def since(self, start: int) -> list:
         return list(self.master.cuts[start:])
 
-    def absorb(self, cuts) -> None:
-        """Number the cuts a worker sent back (those not yet known go last)."""
+    def absorb(self, cuts) -> int:
+        """Number the cuts a worker sent back (those not yet known go last);
+        returns how many were new."""
+        before = len(self.master.cuts)
         fresh = [c for c in cuts if rank1(c) not in self.index]
         if fresh:
             self.master.add_cuts(fresh)
             for g in range(len(self.index), len(self.master.cuts)):
                 self.index[rank1(self.master.cuts[g])] = g
+        return len(self.master.cuts) - before
 
     def place(self, portable, width: int, unsynced: list):
         """A worker's ``portable`` basis from :meth:`CutOrder.canonical`

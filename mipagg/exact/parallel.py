@@ -87,7 +87,7 @@ _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_par
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_closings_skipped",
            "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
-           "node_cuts", "warm_starts", "strong_evaluations", "strong_predicted") \
+           "warm_starts", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
 
 
@@ -251,7 +251,7 @@ def _counts(tree) -> dict:
             "node_closings_too_large": closer.too_large, "node_closings_skipped": closer.skipped,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_fixed_sizes": tree.node_fixed_sizes, "columns_fixed": tree.columns_fixed,
-            "node_cuts": tree.node_cuts, "warm_starts": tree.warm_starts,
+            "warm_starts": tree.warm_starts,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
             "strong_predicted": getattr(tree.branching, "predicted", 0),
             **{f"time_{k}": tree.seconds[k] for k in _SECONDS}}
@@ -588,7 +588,7 @@ class _Coordinator:
 
     def merge(self, r: SubtreeResult) -> None:
         tree = self.tree
-        self.cuts.absorb(r.cuts)
+        tree.node_cuts += self.cuts.absorb(r.cuts)     # each distinct cut once
         self.cut_synced[r.worker] = r.cut_width
         self.log.extend((r.worker, c) for c in r.columns)
         self.probes.extend((r.worker, o) for o in r.observations)
@@ -631,7 +631,6 @@ class _Coordinator:
             tree.closer.limit = r.closing_limit
         if tree.fixer is not None:
             tree.fixer.node_fixed += c["node_fixed_pairs"]
-        tree.node_cuts += c["node_cuts"]
         tree.columns_fixed += c["columns_fixed"]
         tree.node_fixed_sizes += c["node_fixed_sizes"]
         tree.warm_starts += c["warm_starts"]
