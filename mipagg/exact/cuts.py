@@ -34,7 +34,7 @@ from numba import njit
 
 from ..errors import DataError
 
-__all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient",
+__all__ = ["separate_subset_rows", "cut_lhs", "Rank1Cut", "rank1", "cut_coefficient", "cut_arrays",
            "cut_matrix", "support_incidence", "pair_matrix"]
 
 
@@ -78,6 +78,18 @@ def cut_coefficient(cut: Rank1Cut, cluster) -> int:
     """⌊Σ_{i∈S∩C} a_i/d⌋: the coefficient of column ``cluster`` in the cut."""
     members = {int(v) for v in cluster}
     return sum(a for v, a in zip(cut.rows, cut.nums) if v in members) // cut.den
+
+
+def cut_arrays(cuts, width: int) -> tuple:
+    """(rows, numerators, denominators) of ``cuts`` (:class:`Rank1Cut`) as
+    arrays: (m, ``width``) records padded with −1, (m, ``width``) a_i (0 for
+    padding) and (m,) d."""
+    rows = np.full((len(cuts), width), -1, dtype=np.int64)
+    nums = np.zeros((len(cuts), width), dtype=np.int64)
+    for s, c in enumerate(cuts):
+        rows[s, :len(c.rows)] = c.rows
+        nums[s, :len(c.rows)] = c.nums
+    return rows, nums, np.array([c.den for c in cuts], dtype=np.int64)
 
 
 def cut_matrix(columns, cuts, n: int):

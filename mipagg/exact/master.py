@@ -281,13 +281,9 @@ class MasterProblem:
         have = 0 if old is None or old[0].shape[1] != width else old[0].shape[0]
         if have == len(specs) and old is not None:
             return old
-        new = specs[have:]
-        rows = np.full((len(new), width), -1, dtype=np.int64)
-        nums = np.zeros((len(new), width), dtype=np.int64)
-        for i, c in enumerate(new):
-            rows[i, :len(c.rows)] = c.rows
-            nums[i, :len(c.rows)] = c.nums
-        den = np.array([c.den for c in new], dtype=np.int64)
+        from .cuts import cut_arrays
+
+        rows, nums, den = cut_arrays(specs[have:], width)
         if have:
             rows, nums, den = (np.concatenate([a, b]) for a, b in zip(old, (rows, nums, den)))
         self._cut_table = (rows, nums, den)

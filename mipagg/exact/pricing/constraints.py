@@ -142,7 +142,7 @@ class PricingConstraints:
         comp_members = order.astype(np.int64)
         feasible = all(comp_of[a] != comp_of[b] for a, b in apart)
         apart_start, apart_idx = csr(n, apart)
-        from ..cuts import rank1
+        from ..cuts import cut_arrays, rank1
 
         specs, mus = [], []
         for r, m in cuts:
@@ -156,13 +156,7 @@ class PricingConstraints:
                 raise DataError(f"cut penalty must be >= 0, got {m!r}")
             specs.append(spec)
             mus.append(float(m))
-        width = max((len(c.rows) for c in specs), default=3)
-        cut_rows = np.full((len(specs), width), -1, dtype=np.int64)
-        cut_w = np.zeros((len(specs), width), dtype=np.int64)
-        for s, c in enumerate(specs):
-            cut_rows[s, :len(c.rows)] = c.rows
-            cut_w[s, :len(c.rows)] = c.nums
-        cut_den = np.array([c.den for c in specs], dtype=np.int64)
+        cut_rows, cut_w, cut_den = cut_arrays(specs, max((len(c.rows) for c in specs), default=3))
         cut_start, cut_idx, cut_num = _cut_index(n, cut_rows, cut_w)
         return cls(n, together, apart, comp_of, comp_start, comp_members, apart_start,
                    apart_idx, cut_rows, np.array(mus, dtype=float), cut_start, cut_idx,
