@@ -281,8 +281,8 @@ def solve_subtree(tree, task: SubtreeTask) -> SubtreeResult:
     tree.master.add_columns(task.columns + task.hints)
     order = tree.cut_order
     order.sync(task.cut_start, task.cuts)
-    portable = None if task.basis is None else order.to_local(task.basis)
-    basis = None if portable is None else tree.master.import_basis(portable)
+    given = None if task.basis is None else order.to_local(task.basis)
+    basis = None if given is None else tree.master.import_basis(given)
     tree.open.push(Node(task.bound, -task.depth, 0, task.together, task.apart, basis,
                         side=task.side, sizes_out=task.sizes_out))
     me = f"{os.getpid()}:{threading.get_ident()}"
