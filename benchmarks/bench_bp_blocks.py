@@ -5,7 +5,7 @@ at k = 5: proven within 15 minutes, serial and with --workers 2").
         [--k 5] [--time-limit 900] [--workers 1,2] [--reclose-root]
         [--neighbourhood on,off,120] [--node-partial 0,2000] [--close-gap-time S]
         [--heuristic S] [--branching fractional,fractional_index] [--node-close-cost off,on]
-        [--quick]
+        [--bp-option key=value ...] [--quick]
 
 Block ``start``: Census records start .. start+size−1 (all 13 columns), as an
 instance of its own (:meth:`mipagg.instance.Instance.subset`, standardized
@@ -26,7 +26,8 @@ improved the incumbent.  ``--close-gap-time S``: bp's ``close_gap_time``
 branching rule (same-run A/B; default: bp's default rule).  ``--node-close-cost
 off,on``: one run per value of bp's ``node_close_cost`` (same-run A/B; default
 on, as bp with a time limit); the column "closings" gives the node closings
-tried, closed and turned down.
+tried, closed and turned down.  ``--bp-option key=value`` (repeatable): a bp
+option for every run (run two commands side by side for an A/B of it).
 ``--heuristic S``: after each bp run, a line with its root LP bound and
 bound after cuts, and the heuristics alone on the block: ``portfolio`` for S seconds (seed 0), then exact neighbourhood
 search from its partition for S seconds (seed 0), with their excess over bp's
@@ -44,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine  # noqa: E402
+from _env import machine, option  # noqa: E402
 
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
@@ -71,6 +72,8 @@ def main(argv=None) -> int:
     ap.add_argument("--node-close-cost", default="on",
                     help="comma-separated off/on: one run per value of node_close_cost "
                          "(default on, bp's default with a time limit)")
+    ap.add_argument("--bp-option", action="append", default=[], type=option,
+                    help="key=value, a bp option for every run (repeatable)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -91,7 +94,7 @@ def main(argv=None) -> int:
                 for part in map(int, args.node_partial.split(","))
                 for cost in args.node_close_cost.split(",")]
         for workers, branching, nbh, part, cost in runs:
-            extra = {} if workers == 1 else {"workers": workers}
+            extra = dict(args.bp_option) | ({} if workers == 1 else {"workers": workers})
             if branching:
                 extra["branching"] = branching
             if part:

@@ -86,6 +86,8 @@ METHOD_OPTIONS = {
     "--checkpoint-bases": ("checkpoint_bases", int, "bp: a checkpoint keeps the master "
                            "basis of this many open nodes, lowest bounds first, so that a "
                            "resumed run starts them warm (default 16384; 0: none)"),
+    "--retire-cuts": ("retire_cuts", _on_off, "bp: a checkpoint leaves out the cuts found at "
+                      "nodes that no saved basis holds tight (on|off; default on)"),
     "--resume": ("resume", str, "bp: go on with the tree of this checkpoint (same data and "
                  "k) instead of solving the root again"),
     "--tour": ("tour", str, "tour for tsp-mhm: nn|rnn|nearest|farthest|cheapest|arbitrary|lk|"

@@ -254,7 +254,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
-                     resume=None, settings=None, verbose=False) -> BranchAndPriceResult:
+                     retire_cuts=True, resume=None, settings=None, verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 
@@ -420,6 +420,10 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         run starts them warm (about 750 bytes each on Tarragona; docs/bench/casc_gap.md §48;
         on Census k = 5, all 5 926 open nodes' in 1.9 s a save and 3.6 MB against
         4 096 in 1.36 s and 3.0 MB, §60).
+    retire_cuts : the checkpoint leaves out the cuts separated at nodes
+        (``node_cut_rounds``) that no saved basis holds tight, and their rows
+        from the bases (:mod:`mipagg.exact.cutretire`); the running tree keeps
+        them.  On by default.
     resume : a checkpoint of this data and k: skip the root phases and go on
         with its open nodes, column pool, cuts, pair fixing and incumbent
         (the other options may differ; counts such as ``nodes`` continue, so
@@ -463,7 +467,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         if isinstance(branching, str) else branching,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases, resume=resume))
+        checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,
+        retire_cuts=retire_cuts, resume=resume))
     with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
         return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -525,6 +530,7 @@ class BranchAndPrice(ColumnGeneration):
         self.fixer: PairFixing | None = None
         self.allowed = None             # the current node's allowed-column mask (None: all)
         self.node_cuts, self.pool_at_mip = 0, 0
+        self.retired_cuts = 0           # left out of checkpoints (retire_cuts)
         self.warm_starts = 0        # nodes whose LP started from their parent's basis
         self.children: list[Node] = []      # those of the last node branched (plunge)
         self.workers_used = 1           # tasks in flight in a parallel tree

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..partition import Partition
-from . import pairtable
+from . import cutretire, pairtable
 from .bases import SavedPool, nearest_bases, pack, ragged, unpack
 from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
@@ -55,7 +55,7 @@ _PAIRS = ("tog", "apart")           # the open nodes' pairs (pairtable from form
 _INDICES = ("col_flat", "tog", "apart", "tog_table", "apart_table", "basis_cols", "basis_art")
 # counts carried from run to run (cumulative over the runs of one tree)
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
-           "dive_steps", "neighbourhood_solves", "node_fixed_sizes")
+           "dive_steps", "neighbourhood_solves", "node_fixed_sizes", "retired_cuts")
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
 _PSEUDOCOSTS = ("pc_pairs", "pc_sums", "pc_probes")       # absent before 2026-11-29
 _UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
@@ -151,11 +151,16 @@ def save(tree, path) -> Path:
     apart, apart_ptr = ragged([np.ravel(nd.apart) for nd in nodes])
     fixer, closer, stop = tree.fixer, tree.closer, tree.root.stop
     root_fix = None if fixer is None else fixer.state()[1]
+    kept = dict(cut_rows=cut_rows, cut_nums=cut_nums, cut_ptr=cut_ptr,
+                cut_den=np.array([c.den for c in cuts], dtype=np.int64), **basis_arrays)
+    retired = 0 if not tree.settings.retire_cuts else cutretire.retire(
+        kept, tree.n, 0 if stop.cut_duals is None else len(stop.cut_duals))  # not the root's
     meta = {"format": FORMAT, "version": __version__, "fingerprint": fingerprint(tree.X, tree.k),
             "n": int(tree.n), "k": int(tree.k), "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                         time.gmtime()),
             "incumbent_sse": float(tree.rounder.best_sse),
-            "counts": {c: int(getattr(tree, c)) for c in _COUNTS},
+            "counts": {c: int(getattr(tree, c)) for c in _COUNTS}
+            | {"retired_cuts": tree.retired_cuts + retired},    # by the runs so far
             "bounds": {b: _finite(getattr(tree, b)) for b in _BOUNDS},
             "gap_closing": tree.gap_closing,
             "pace": dict(zip(("nodes", "seconds"), tree.pace())),
@@ -176,13 +181,12 @@ def save(tree, path) -> Path:
         meta["part"] = tree.part
     arrays = dict(
         meta=np.array(json.dumps(meta)), labels=np.asarray(tree.rounder.best.labels, np.int64),
-        col_flat=col_flat, col_ptr=col_ptr, cut_rows=cut_rows, cut_nums=cut_nums,
-        cut_ptr=cut_ptr, cut_den=np.array([c.den for c in cuts], dtype=np.int64),
+        col_flat=col_flat, col_ptr=col_ptr,
         node_bound=np.array([nd.bound for nd in nodes], dtype=float),
         node_depth=np.array([nd.depth for nd in nodes], dtype=np.int64),
         node_sizes_out=np.array([str(nd.sizes_out) for nd in nodes]),
         tog=tog, tog_ptr=tog_ptr, apart=apart, apart_ptr=apart_ptr)
-    arrays.update(basis_arrays)
+    arrays.update(kept)
     for name in ("duals", "cut_duals"):
         if getattr(stop, name) is not None:
             arrays[f"root_{name}"] = np.asarray(getattr(stop, name), dtype=float)
@@ -347,7 +351,8 @@ def summary(ckpt: Checkpoint) -> dict:
     gap (%, seed 001's formula (15)), the root's bounds, the share of the
     root gap closed and the tree-size estimate (:mod:`~mipagg.exact.treestats`),
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
-    pairs, the sizes excluded by size fixing (``node_fixed_sizes`` in all,
+    pairs (``node_cuts``: the cuts found at nodes by the runs so far,
+    ``retired_cuts``: how many of them the checkpoints left out), the sizes excluded by size fixing (``node_fixed_sizes`` in all,
     ``open_sizes_out``: open nodes per size excluded), and the options of the
     run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
@@ -410,7 +415,7 @@ def summary(ckpt: Checkpoint) -> dict:
         "open_gap": open_gap(cutoff, nb.tolist()),
         "columns": len(ckpt.columns), "cuts": len(rows),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
-        "node_cuts": counts["node_cuts"],
+        "node_cuts": counts["node_cuts"], "retired_cuts": counts.get("retired_cuts", 0),
         "fixed_pairs": None if ckpt.fixed is None else int(np.count_nonzero(ckpt.fixed)),
         "node_fixed_pairs": (meta["fixing"] or {}).get("node_fixed"),
         "node_closings": meta["closer"]["tried"],

@@ -416,6 +416,7 @@ class BPSettings(_Loadable):
     checkpoint: str | None = None
     checkpoint_every: float = 600.0
     checkpoint_bases: int = 16384
+    retire_cuts: bool = True
     resume: str | None = None
 
     def __post_init__(self):
@@ -450,7 +451,8 @@ class BPSettings(_Loadable):
         branching_rule(self.branching)          # a bad name or argument: ParameterError
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
         _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "size_fixing",
-               "node_basis", "reclose_root", "node_close_nested", "node_close_restart")
+               "node_basis", "reclose_root", "node_close_nested", "node_close_restart",
+               "retire_cuts")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):
