@@ -30,12 +30,15 @@ before/after ratio.  With ``--bases N,M,...`` it writes the checkpoint
 instead once per value of ``checkpoint_bases`` (how many open nodes keep
 their master basis; the restored nodes without a saved one hold their
 nearest relative's), bases held by the master: what keeping more costs in
-seconds and bytes.
+seconds and bytes.  It also prints what ``retire_cuts`` leaves out of the
+checkpoint PATH (the node cuts no saved basis holds tight) and the seconds
+that takes (:mod:`mipagg.exact.cutretire`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -112,6 +115,7 @@ def rewrite(a) -> None:
     tree = restored(a.rewrite)
     print(f"restored in {time.perf_counter() - t0:.1f} s: {len(tree.open):,} open nodes, "
           f"{len(tree.master.columns):,} columns")
+    retire_line(a.rewrite)
     if a.bases:
         return rewrite_bases(tree, a)
     print("| bases held by | write s (each) | file KiB | same arrays as the master's |")
@@ -124,6 +128,19 @@ def rewrite(a) -> None:
                 to_book(tree)
             print(f"| {holder} | {saves(tree, out, a.repeat)} | "
                   f"{out.stat().st_size / 1024:,.0f} | {same_arrays(first, out)} |")
+
+
+def retire_line(spec: str) -> None:
+    """What a save's ``retire_cuts`` leaves out of the checkpoint, and its seconds."""
+    from mipagg.exact import cutretire
+
+    arrays = checkpoint.read(spec.split(":", 2)[2])
+    n, cuts = int(json.loads(str(arrays["meta"]))["n"]), arrays["cut_den"].size
+    root = arrays["root_cut_duals"].size if "root_cut_duals" in arrays else 0
+    t0 = time.perf_counter()
+    gone = cutretire.retire(arrays, n, root)
+    print(f"retire_cuts: {gone:,} of {cuts:,} cuts left out ({root:,} the root's, kept) in "
+          f"{time.perf_counter() - t0:.2f} s")
 
 
 def saves(tree, out: Path, repeat: int) -> str:

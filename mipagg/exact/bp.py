@@ -254,7 +254,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      branching="reliability:4", node_cut_rounds=0, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
-                     retire_cuts=True, resume=None, settings=None, verbose=False) -> BranchAndPriceResult:
+                     retire_cuts=True, resume=None, settings=None,
+                     verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
 

@@ -3,9 +3,11 @@ run (``branch_and_price(..., checkpoint=PATH)`` / ``resume=PATH``; issue 22:
 a proof on the CASC files needs more than one session).
 
 A checkpoint holds what the tree needs to go on: the open nodes (bound,
-depth, together and apart pairs), the column pool, the cuts, the root's pair
-fixing, the incumbent's labels, the root's bounds, the counts so far and
-the pseudocosts of reliability branching.  It is a NumPy ``.npz`` file of
+depth, together and apart pairs), the column pool, the cuts (with
+``retire_cuts``, not the node cuts that no saved basis holds tight:
+:mod:`.cutretire`), the root's pair fixing, the incumbent's labels, the
+root's bounds, the counts so far and the pseudocosts of reliability
+branching.  It is a NumPy ``.npz`` file of
 plain arrays plus one JSON string (read with ``allow_pickle=False``: loading
 runs no code), written to a temporary file and renamed, so a run killed
 while writing leaves the previous checkpoint.
@@ -352,7 +354,8 @@ def summary(ckpt: Checkpoint) -> dict:
     root gap closed and the tree-size estimate (:mod:`~mipagg.exact.treestats`),
     the open nodes' bounds and depths (quantiles), the pool, cuts and fixed
     pairs (``node_cuts``: the cuts found at nodes by the runs so far,
-    ``retired_cuts``: how many of them the checkpoints left out), the sizes excluded by size fixing (``node_fixed_sizes`` in all,
+    ``retired_cuts``: how many of them the checkpoints left out), the sizes
+    excluded by size fixing (``node_fixed_sizes`` in all,
     ``open_sizes_out``: open nodes per size excluded), and the options of the
     run that wrote it that are not defaults;
     from checkpoints that record it, that run's pace in the tree (nodes per
