@@ -3,17 +3,17 @@
 
 Cuts separated at nodes (``node_cut_rounds``) are valid for every partition
 and join the master's rows for good (:mod:`mipagg.exact.nodecuts`): on the
-Census k = 4 tree 2 341 of them stood beside the root's 292 after 12 000
-nodes, while the open nodes' saved bases held only 870 of all the cut rows
-tight (a nonbasic slack).  A cut whose slack is basic in every saved basis
+Census k = 4 tree 2 341 of them stood beside the root's 292 after 11 936
+nodes with one round each, while the open nodes' saved bases held only 870
+of all the cut rows tight (a nonbasic slack).  A cut whose slack is basic in every saved basis
 binds no open node's last LP, so a checkpoint may leave it out and each
 basis loses that row together with its basic slack, which keeps the basis
 square.  Leaving a valid inequality out never invalidates a bound: every
 open node's bound was certified when it was saved, and the tree goes on
 with fewer rows.  A retired cut that matters again at a node is separated
-again there (when ``node_cut_rounds`` > 0).  The root's cuts are kept,
-with the root's duals that refer to them (:meth:`StopState.cut_duals
-<mipagg.exact.node.StopState>`).
+again there (when ``node_cut_rounds`` > 0).  The root's cuts are kept:
+the root's duals, which the checkpoint keeps, refer to them by position
+(``cut_duals`` of :class:`~mipagg.exact.node.StopState`).
 """
 
 from __future__ import annotations
@@ -71,8 +71,9 @@ def keep_rows(rows: np.ndarray, ptr: np.ndarray, n: int, live: np.ndarray) -> tu
 
 def retire(arrays: dict, n: int, keep: int) -> int:
     """Drop from a checkpoint's ``arrays`` (:func:`mipagg.exact.checkpoint.read`)
-    the cuts after the first ``keep`` that no saved basis holds tight, and
-    their rows from every basis; returns how many were dropped."""
+    the cuts after the first ``keep`` that no saved basis holds tight (all
+    of them when it saved no basis, ``checkpoint_bases=0``), and their rows
+    from every basis; returns how many were dropped."""
     cuts = arrays["cut_den"].size
     rows = arrays.get("basis_rows", np.zeros(0, dtype=np.int8))
     ptr = arrays.get("basis_rows_ptr", np.zeros(1, dtype=np.int64))
