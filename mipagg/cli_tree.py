@@ -221,8 +221,9 @@ def _gap_by_group(ckpt, X, labels_path: str | None, top: int) -> dict | None:
     if not Partition(labels, X).is_feasible(k):
         raise LabelsError(f"{labels_path or 'the incumbent'}: a group has fewer than "
                           f"k = {k} records")
-    shares = gap_shares(X, labels, stop.duals, ckpt.cuts if stop.cut_duals is not None else (),
-                        stop.cut_duals)
+    # the root's duals price the root's cuts, which come first (node cuts follow)
+    cuts = () if stop.cut_duals is None else ckpt.cuts[:len(stop.cut_duals)]
+    shares = gap_shares(X, labels, stop.duals, cuts, stop.cut_duals)
     return {"partition": labels_path or "incumbent", "sse": shares.sse,
             **shares.summary(top)}
 

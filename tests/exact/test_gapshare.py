@@ -112,6 +112,27 @@ def test_bad_shapes_are_refused():
         gap_shares(X, [0, 0, 1, 1], np.zeros(4), [(0, 1, 2)], [])
 
 
+def test_mipagg_tree_prices_the_groups_of_a_tree_with_node_cuts(root, tmp_path, capsys):
+    """A checkpoint holds the cuts found at nodes after the root's: the
+    root's duals price the root's cuts only (before, ``mipagg tree --data``
+    refused such a file: "N cuts but M cut duals")."""
+    from mipagg.cli import main
+
+    X, _, _, _, (data, _) = root
+    path = tmp_path / "nc.npz"
+    r = branch_and_price(X, 3, node_limit=6, checkpoint=path, threads=1, close_gap=False,
+                         node_close_max_columns=0, mip_time=0, min_violation=0.0,
+                         node_cut_rounds=1, retire_cuts=False)
+    ck = checkpoint.load(path)
+    assert r.node_cuts > 0 and len(ck.cuts) > ck.root_stop.cut_duals.size
+    assert main(["tree", str(path), "--data", str(data), "--json"]) == 0
+    g = json.loads(capsys.readouterr().out)["gap_by_group"]
+    s = gap_shares(X, ck.labels, ck.root_stop.duals, ck.cuts[:ck.root_stop.cut_duals.size],
+                   ck.root_stop.cut_duals)
+    assert g["sse"] == pytest.approx(r.sse) and g["gap"] == pytest.approx(s.gap)
+    assert min(s.reduced_costs) >= -1e-6       # the root's duals are certified
+
+
 def test_mipagg_tree_prices_the_groups(root, tmp_path, capsys):
     """``mipagg tree --data`` adds where the gap lies: for the incumbent, or
     for the partition of ``--labels`` (the optimum here: a smaller gap)."""
