@@ -84,7 +84,8 @@ class SubtreeEstimate:
         if m < 2:
             return N * float(v.mean()), math.nan
         fpc = (N - m) / N
-        return N * float(v.mean()), N * float(v.std(ddof=1)) * math.sqrt(fpc / m)
+        spread = 0.0 if np.ptp(v) == 0 else float(v.std(ddof=1))  # equal times: exactly 0
+        return N * float(v.mean()), N * spread * math.sqrt(fpc / m)
 
     @property
     def complete(self) -> bool:
