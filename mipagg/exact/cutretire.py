@@ -5,10 +5,10 @@ Cuts separated at nodes (``node_cut_rounds``) are valid for every partition
 and join the master's rows for good (:mod:`mipagg.exact.nodecuts`): on the
 Census k = 4 tree 2 341 of them stood beside the root's 292 after 11 936
 nodes with one round each, while the open nodes' saved bases held only 870
-of all the cut rows tight (a nonbasic slack).  A cut whose slack is basic in every saved basis
-binds no open node's last LP, so a checkpoint may leave it out and each
-basis loses that row together with its basic slack, which keeps the basis
-square.  Leaving a valid inequality out never invalidates a bound: every
+of all the cut rows tight (a nonbasic slack).  A cut whose slack is basic
+in every saved basis binds no open node's last LP, so a checkpoint may
+leave it out and each basis loses that row together with its basic slack,
+which keeps the basis square.  Leaving a valid inequality out never invalidates a bound: every
 open node's bound was certified when it was saved, and the tree goes on
 with fewer rows.  A retired cut that matters again at a node is separated
 again there (when ``node_cut_rounds`` > 0).  The root's cuts are kept:
