@@ -55,9 +55,10 @@ READS = (1, 2, 3)  # 3 (2026-12-03): the nodes' pairs through a table of the dis
 _PAIRS = ("tog", "apart")           # the open nodes' pairs (pairtable from format 3)
 # the arrays of indices (records, pool positions, basic artificial columns)
 _INDICES = ("col_flat", "tog", "apart", "tog_table", "apart_table", "basis_cols", "basis_art")
-# counts carried from run to run (cumulative over the runs of one tree)
+# counts carried from run to run (cumulative over the runs of one tree; and
+# "retired_cuts", which a save adds to)
 _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds_done",
-           "dive_steps", "neighbourhood_solves", "node_fixed_sizes", "retired_cuts")
+           "dive_steps", "neighbourhood_solves", "node_fixed_sizes")
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
 _PSEUDOCOSTS = ("pc_pairs", "pc_sums", "pc_probes")       # absent before 2026-11-29
 _UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
