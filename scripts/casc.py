@@ -96,6 +96,7 @@ sys.path.insert(0, str(REPO))  # run from a checkout without installing
 import mipagg  # noqa: E402
 from mipagg.experiments.published import (DATASETS, KS, beats, best_published,  # noqa: E402
                                           lowest_published)
+from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.methods import METHODS  # noqa: E402
 from mipagg.interrupts import CtrlC, graceful_stops  # noqa: E402
 
@@ -113,6 +114,10 @@ CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit":
 # root gets at most half the polishing budget)
 GUIDE_CUT_ROUNDS, GUIDE_TAIL_OFF = 30, 0.005
 REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
+# bp options whose default changed after bound stages were recorded: the value those stages
+# ran with and the day it changed.  A bound stage now records them explicitly, and a replay
+# of an older stage without them gets its old value
+CHANGED_DEFAULTS = {"node_cut_rounds": (0, "2026-12-03")}
 # polishing steps: step -> (stage method, name in the table, the Python call)
 POLISH = {"local": ("improve local", "local search",
                     "mipagg.improve.improve_partition(X, P, k, how='local')"),
@@ -468,8 +473,11 @@ class Cell:
         options = {"time_limit": budget, "initial": initial}
         if method == "bp" and workers > 1:
             options["workers"] = workers
-        if method == "bp" and extra:
-            options.update(extra)
+        if method == "bp":
+            options.update(extra or {})
+            defaults = BPSettings()
+            for name in CHANGED_DEFAULTS:      # explicit, so that a replay reruns the same tree
+                options.setdefault(name, getattr(defaults, name))
         with CtrlC(), graceful_stops():     # Ctrl-C once: the run stops and is recorded
             res = self.run("bound", method, options, cli=False,
                            note=f"initial = {initial_from}", verbose=verbose)
@@ -670,7 +678,8 @@ def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
         log(f"{data} k={k}: the recorded bound stage started from another partition "
             f"(sha256 {recorded_sha[:12]}…) than {rel(label_path)}; the replay starts "
             "from the file")
-    options = {**stage["options"], "initial": committed[0]}
+    before = {name: old for name, (old, _) in CHANGED_DEFAULTS.items()}
+    options = before | stage["options"] | {"initial": committed[0]}
     options.pop("checkpoint", None)     # a replay writes no file (a resumed stage reads its own)
     if args.replay_budget is not None:
         options["time_limit"] = args.replay_budget
@@ -979,7 +988,12 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
         out += ["The runs behind the table (full parameters, seeds, versions, machine and "
                 "every stage with the equivalent `mipagg run` command in "
                 "`docs/results/casc_runs/{data}_k{K}.json`); a partition polished by "
-                "`--polish` lists every run it went through, oldest first:", ""]
+                "`--polish` lists every run it went through, oldest first. A bound stage "
+                "recorded before one of `bp`'s defaults changed ran with the old value ("
+                + "; ".join(f"`{name}={old}` before {day}"
+                            for name, (old, day) in CHANGED_DEFAULTS.items())
+                + "): its command reruns the same tree with `--bp-option` giving that value, "
+                "as `--replay` does:", ""]
         for r in done:
             parts = []
             if r.get("partition_commands"):
@@ -1004,7 +1018,9 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "exits 1; a time-limited bound depends on the machine and its load, so a replay "
             "reports whether it reached the recorded bound. Label files are never written, "
             "nor tree checkpoints; a bound stage that resumed a tree (`--bp-option "
-            "resume=FILE`, a checkpoint under `docs/results/trees/`) resumes it again.",
+            "resume=FILE`, a checkpoint under `docs/results/trees/`) resumes it again. "
+            "An option whose default has changed since the stage was recorded gets the "
+            "value the stage ran with.",
             ""]
     out += ["## What the bound certifies", "",
             "The certified bound LB is a lower bound on the SSE of *every* k-partition of "

@@ -267,6 +267,9 @@ def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
     assert replay["recorded"]["lower_bound"] == best["bound"]["lower_bound"]
     assert replay["stage"]["method"] == best["stages"][best["bound"]["stage"]]["method"]
     assert replay["replayed"]["time_limit"] == 3
+    # recorded before node cut rounds were the default: replayed with the root's cuts only
+    assert "node_cut_rounds" not in best["stages"][best["bound"]["stage"]]["options"]
+    assert replay["stage"]["options"]["node_cut_rounds"] == 0
     # three seconds certify less than the recorded run, and never more than the labels' SSE
     got = replay["replayed"]
     assert got["lower_bound"] <= got["sse"] + 1e-9
@@ -301,6 +304,7 @@ def test_casc_bp_options_reach_the_bound_stage_and_its_record(tmp_path):
     stage = run["stages"][run["bound"]["stage"]]
     assert stage["method"] == "bp"
     assert stage["options"]["max_cut_rounds"] == 0 and stage["options"]["aggregation"] == "on"
+    assert stage["options"]["node_cut_rounds"] == 1     # the default, recorded for --replay
     # both took effect: no cut round, and the aggregated phase ran (off by default at k = 3)
     assert stage["result"]["cut_rounds"] == 0
     assert stage["result"]["aggregation"]["iterations"] >= 1

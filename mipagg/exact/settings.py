@@ -408,7 +408,7 @@ class BPSettings(_Loadable):
     node_pricing: str = "auto"
     node_basis: bool = True
     plunge: float = 0.0
-    node_cut_rounds: int = 0
+    node_cut_rounds: int = 1
     tree_mip: float | None = None
     reclose_root: bool = False
     workers: int = 1

@@ -92,7 +92,7 @@ def test_node_cuts_on_a_tree():
     X = lognormal(60, 6, seed=4).X
     kw = dict(threads=1, close_gap=False, mip_time=0, node_close_max_columns=0,
               max_cut_rounds=0)
-    plain = branch_and_price(X, 3, **kw)
+    plain = branch_and_price(X, 3, node_cut_rounds=0, **kw)
     cut = branch_and_price(X, 3, node_cut_rounds=3, **kw)
     assert plain.status == cut.status == "optimal"
     assert cut.sse == pytest.approx(plain.sse, abs=1e-7)

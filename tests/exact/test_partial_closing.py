@@ -154,7 +154,7 @@ def test_failed_node_closings_are_counted_by_cause(block40, tmp_path, capsys):
     from mipagg.cli import main
 
     X, _ = block40
-    options = dict(TREE, node_close_gap=1.0)
+    options = dict(TREE, node_close_gap=1.0, node_cut_rounds=0)   # every node reaches its closing
     a = branch_and_price(X, 4, node_limit=8, checkpoint=tmp_path / "a.npz", **options)
     assert (a.node_closings, a.node_closings_too_large, a.node_closings_timed_out) == (7, 7, 0)
     b = branch_and_price(X, 4, node_limit=16, resume=tmp_path / "a.npz", **options)
