@@ -475,9 +475,8 @@ class Cell:
             options["workers"] = workers
         if method == "bp":
             options.update(extra or {})
-            defaults = BPSettings()
             for name in CHANGED_DEFAULTS:      # explicit, so that a replay reruns the same tree
-                options.setdefault(name, getattr(defaults, name))
+                options.setdefault(name, getattr(BPSettings, name))
         with CtrlC(), graceful_stops():     # Ctrl-C once: the run stops and is recorded
             res = self.run("bound", method, options, cli=False,
                            note=f"initial = {initial_from}", verbose=verbose)
