@@ -73,6 +73,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import inspect
 import io
 import json
 import math
@@ -96,7 +97,6 @@ sys.path.insert(0, str(REPO))  # run from a checkout without installing
 import mipagg  # noqa: E402
 from mipagg.experiments.published import (DATASETS, KS, beats, best_published,  # noqa: E402
                                           lowest_published)
-from mipagg.exact.settings import BPSettings  # noqa: E402
 from mipagg.methods import METHODS  # noqa: E402
 from mipagg.interrupts import CtrlC, graceful_stops  # noqa: E402
 
@@ -115,8 +115,9 @@ CLI_FLAGS = {"tour": "--tour", "c": "--c", "repeats": "--repeats", "time_limit":
 GUIDE_CUT_ROUNDS, GUIDE_TAIL_OFF = 30, 0.005
 REL_TOL = 1e-12                    # "better" means lower SSE beyond this relative tolerance
 # bp options whose default changed after bound stages were recorded: the value those stages
-# ran with and the day it changed.  A bound stage now records them explicitly, and a replay
-# of an older stage without them gets its old value
+# ran with and the day it changed.  A bound stage now records every default it ran with
+# (its ``defaults``, :func:`bp_defaults`); a replay of an older stage without them gets
+# these old values
 CHANGED_DEFAULTS = {"node_cut_rounds": (0, "2026-12-03")}
 # polishing steps: step -> (stage method, name in the table, the Python call)
 POLISH = {"local": ("improve local", "local search",
@@ -188,6 +189,18 @@ def jsonable(obj):
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     return repr(obj)
+
+
+def bp_defaults(options: dict) -> dict:
+    """The values ``branch_and_price`` takes for the options a bound stage
+    leaves out (its signature's defaults, as JSON): recorded with the stage,
+    they let ``--replay`` rerun the same tree after a default changes."""
+    from mipagg.exact.bp import branch_and_price
+
+    skip = {"X", "k", "initial", "settings", "verbose", "scheduler", *options}
+    return jsonable({name: p.default for name, p in
+                     inspect.signature(branch_and_price).parameters.items()
+                     if name not in skip})
 
 
 # ----------------------------------------------------------------------------------------
@@ -475,11 +488,11 @@ class Cell:
             options["workers"] = workers
         if method == "bp":
             options.update(extra or {})
-            for name in CHANGED_DEFAULTS:      # explicit, so that a replay reruns the same tree
-                options.setdefault(name, getattr(BPSettings, name))
         with CtrlC(), graceful_stops():     # Ctrl-C once: the run stops and is recorded
             res = self.run("bound", method, options, cli=False,
                            note=f"initial = {initial_from}", verbose=verbose)
+        if method == "bp":      # so that a replay reruns the same tree after a default changes
+            self.stages[-1]["defaults"] = bp_defaults(options)
         out = {"method": method, "wall_seconds": time.perf_counter() - t0,
                "initial_from": initial_from,
                "initial_sha256": None if initial is None else labels_sha(initial)}
@@ -678,7 +691,7 @@ def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
             f"(sha256 {recorded_sha[:12]}…) than {rel(label_path)}; the replay starts "
             "from the file")
     before = {name: old for name, (old, _) in CHANGED_DEFAULTS.items()}
-    options = before | stage["options"] | {"initial": committed[0]}
+    options = before | stage.get("defaults", {}) | stage["options"] | {"initial": committed[0]}
     options.pop("checkpoint", None)     # a replay writes no file (a resumed stage reads its own)
     if args.replay_budget is not None:
         options["time_limit"] = args.replay_budget
@@ -988,6 +1001,7 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
                 "every stage with the equivalent `mipagg run` command in "
                 "`docs/results/casc_runs/{data}_k{K}.json`); a partition polished by "
                 "`--polish` lists every run it went through, oldest first. A bound stage "
+                "records the defaults it ran with (`defaults`), which `--replay` passes; one "
                 "recorded before one of `bp`'s defaults changed ran with the old value ("
                 + "; ".join(f"`{name}={old}` before {day}"
                             for name, (old, day) in CHANGED_DEFAULTS.items())

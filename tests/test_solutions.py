@@ -249,6 +249,12 @@ def _replay(tmp_path, edit=None):
     return proc, json.loads((out / "casc_runs" / "census_k3.json").read_text()), record
 
 
+def _certified(record) -> dict:
+    """The run behind a record's certified bound (the one ``--replay`` reruns)."""
+    return max((r for r in record["runs"] if r["bound"].get("lower_bound") is not None),
+               key=lambda r: r["bound"]["lower_bound"])
+
+
 def _without_proofs(record):
     """The record without its proven runs (census k = 3 is proven since
     2026-11-27): the replay then reruns a time-limited bound stage."""
@@ -258,8 +264,7 @@ def _without_proofs(record):
 def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
     proc, after, before = _replay(tmp_path, _without_proofs)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    best = max((r for r in before["runs"] if r["bound"].get("lower_bound") is not None),
-               key=lambda r: r["bound"]["lower_bound"])
+    best = _certified(before)
     assert after["runs"] == before["runs"]
     assert len(after["replays"]) == len(before.get("replays", [])) + 1
     replay = after["replays"][-1]
@@ -277,11 +282,26 @@ def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
     assert replay["verdict"].startswith("weaker bound")
 
 
+def test_casc_replay_takes_the_defaults_its_stage_recorded(tmp_path):
+    """A bound stage records the defaults it ran with; the replay passes
+    them, so a default changed since (or an old value in CHANGED_DEFAULTS)
+    does not change the tree."""
+    def record_defaults(record):
+        _without_proofs(record)
+        stage = (best := _certified(record))["stages"][best["bound"]["stage"]]
+        stage["defaults"] = {"node_cut_rounds": 2, "tail_off": 0.5, "plunge": 0.5}
+        stage["options"]["plunge"] = 0.25       # an option the stage gives wins
+
+    proc, after, _ = _replay(tmp_path, record_defaults)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    options = after["replays"][-1]["stage"]["options"]
+    assert (options["node_cut_rounds"], options["tail_off"], options["plunge"]) == (2, 0.5, 0.25)
+
+
 def test_casc_replay_exits_1_when_a_recorded_proof_is_not_reproduced(tmp_path):
     def claim_a_proof(record):
         _without_proofs(record)
-        best = max((r for r in record["runs"] if r["bound"].get("lower_bound") is not None),
-                   key=lambda r: r["bound"]["lower_bound"])
+        best = _certified(record)
         best["bound"]["status"] = "optimal"
 
     proc, after, _ = _replay(tmp_path, claim_a_proof)
@@ -304,7 +324,9 @@ def test_casc_bp_options_reach_the_bound_stage_and_its_record(tmp_path):
     stage = run["stages"][run["bound"]["stage"]]
     assert stage["method"] == "bp"
     assert stage["options"]["max_cut_rounds"] == 0 and stage["options"]["aggregation"] == "on"
-    assert stage["options"]["node_cut_rounds"] == 1     # the default, recorded for --replay
+    # every other option's default is recorded for --replay, today's node_cut_rounds among them
+    assert stage["defaults"]["node_cut_rounds"] == 1 and stage["defaults"]["cuts"] is True
+    assert not set(stage["defaults"]) & set(stage["options"])
     # both took effect: no cut round, and the aggregated phase ran (off by default at k = 3)
     assert stage["result"]["cut_rounds"] == 0
     assert stage["result"]["aggregation"]["iterations"] >= 1

@@ -251,7 +251,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      reopt_lp_algorithm="auto", stabilization="auto", alpha=0.5, gap_tol=1e-6,
                      fixing=True, size_chain=False, column_fixing=False, size_fixing=False,
                      node_pricing="auto", node_basis=True, plunge=0.0,
-                     branching="reliability:4", node_cut_rounds=1, cut_families=("subset_row",),
+                     branching="reliability:4", node_selection="best_bound",
+                     node_cut_rounds=1, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      retire_cuts=True, resume=None, settings=None,
@@ -392,6 +393,9 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         master, 8 candidates; "strong:N" for N), "fractional" (most
         fractional pair, the rule "ryan_foster", the default before);
         any name of :data:`~mipagg.exact.rules.BRANCHING_RULES`.
+    node_selection : which open node comes next, a name of
+        :data:`~mipagg.exact.rules.NODE_SELECTIONS`: "best_bound" (the
+        default), "depth_first", or a registered plug-in.
     node_cut_rounds : subset-row cut rounds at every tree node (with ``cuts``;
         :mod:`mipagg.exact.nodecuts`), each followed by the node's column
         generation; 1 by default (faster on every measured tree of 40 nodes
@@ -432,9 +436,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         ``node_limit`` counts the resumed nodes too; ``resumed_nodes`` says
         where the run started).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
-        a TOML table) holding these options at once, and the branching rule
-        and node selection by name; keyword options that differ from their
-        defaults override it.
+        a TOML table) holding these options at once; keyword options that
+        differ from their defaults override it.
     verbose : progress lines on stderr (elapsed, nodes done/open, LB, UB, gap).
 
     Exponential in the worst case (each node is a column generation, each
@@ -466,7 +469,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         node_pricing=node_pricing, node_basis=node_basis,
         plunge=plunge,
         branching=BRANCHING_ALIASES.get(branching, branching)
-        if isinstance(branching, str) else branching,
+        if isinstance(branching, str) else branching, node_selection=node_selection,
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,

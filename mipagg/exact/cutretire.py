@@ -39,11 +39,13 @@ def _cut_entries(ptr: np.ndarray, n: int) -> tuple:
     return ptr[:-1][basis] + n + j, j, basis
 
 
-def live_cuts(rows: np.ndarray, ptr: np.ndarray, n: int, cuts: int, keep: int) -> np.ndarray:
+def live_cuts(rows: np.ndarray, ptr: np.ndarray, n: int, cuts: int, keep: int,
+              entries: tuple | None = None) -> np.ndarray:
     """Which of ``cuts`` cut rows to keep: the first ``keep`` (the root's)
     and every row that some basis holds nonbasic.  ``rows``, ``ptr``: the
     bases' row statuses, ragged (``n`` partition rows, then cut rows in the
-    master's order; rows a basis lacks are basic).
+    master's order; rows a basis lacks are basic).  ``entries``: their
+    :func:`_cut_entries`, when the caller has them.
 
     >>> statuses = np.array([1, 1, 1, 0, 1,   1, 1, 1, 1, 1, 0], dtype=np.int8)
     >>> live_cuts(statuses, np.array([0, 5, 11]), 2, 4, 1).tolist()
@@ -51,17 +53,19 @@ def live_cuts(rows: np.ndarray, ptr: np.ndarray, n: int, cuts: int, keep: int) -
     """
     live = np.zeros(cuts, dtype=bool)
     live[:keep] = True
-    pos, j, _ = _cut_entries(ptr, n)
+    pos, j, _ = entries or _cut_entries(ptr, n)
     tight = (j < cuts) & (rows[pos] != _BASIC)
     live[j[tight]] = True
     return live
 
 
-def keep_rows(rows: np.ndarray, ptr: np.ndarray, n: int, live: np.ndarray) -> tuple:
+def keep_rows(rows: np.ndarray, ptr: np.ndarray, n: int, live: np.ndarray,
+              entries: tuple | None = None) -> tuple:
     """The bases' row statuses (ragged: ``rows``, ``ptr``) without the cut
     rows ``live`` leaves out: (rows, ptr).  Each row left out must be basic
-    in every basis (its slack leaves the basis with it)."""
-    pos, j, basis = _cut_entries(ptr, n)
+    in every basis (its slack leaves the basis with it); ``entries`` as in
+    :func:`live_cuts`."""
+    pos, j, basis = entries or _cut_entries(ptr, n)
     drop = ~np.append(live, True)[np.minimum(j, live.size)]    # rows past the cuts stay
     stay = np.ones(rows.size, dtype=bool)
     stay[pos[drop]] = False
@@ -77,7 +81,8 @@ def retire(arrays: dict, n: int, keep: int) -> int:
     cuts = arrays["cut_den"].size
     rows = arrays.get("basis_rows", np.zeros(0, dtype=np.int8))
     ptr = arrays.get("basis_rows_ptr", np.zeros(1, dtype=np.int64))
-    live = live_cuts(rows, ptr, n, cuts, keep)
+    entries = _cut_entries(ptr, n)      # computed once for both steps
+    live = live_cuts(rows, ptr, n, cuts, keep, entries)
     if live.all():
         return 0
     cut_ptr, kept = arrays["cut_ptr"], np.flatnonzero(live)
@@ -86,5 +91,5 @@ def retire(arrays: dict, n: int, keep: int) -> int:
         arrays[name], new_ptr = ragged([flat[cut_ptr[j]:cut_ptr[j + 1]] for j in kept])
     arrays["cut_ptr"], arrays["cut_den"] = new_ptr, arrays["cut_den"][kept]
     if "basis_rows" in arrays:
-        arrays["basis_rows"], arrays["basis_rows_ptr"] = keep_rows(rows, ptr, n, live)
+        arrays["basis_rows"], arrays["basis_rows_ptr"] = keep_rows(rows, ptr, n, live, entries)
     return int(cuts - kept.size)

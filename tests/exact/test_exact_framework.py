@@ -3,7 +3,9 @@ rules, cut families and pricing solvers (docs/developer.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
+import inspect
 import itertools
 import json
 
@@ -145,9 +147,20 @@ def test_best_bound_removes_one_node_and_keeps_the_order():
 def test_plunging_is_skipped_by_a_node_selection_without_remove(plugins):
     X, k = _X(21, 11), 3
     opt, _ = optimal_partition(X, k)
-    r = branch_and_price(X, k, settings=dict(TREE_ONLY, node_selection="depth_first",
-                                             plunge=1.0))
+    r = branch_and_price(X, k, node_selection="depth_first", plunge=1.0, **TREE_ONLY)
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-9) and r.nodes > 2
+
+
+@pytest.mark.parametrize("function, settings", [(branch_and_price, BPSettings),
+                                                (column_generation, CGSettings)])
+def test_every_setting_is_a_keyword_with_its_default(function, settings):
+    """Each field of the settings class is a keyword option of the function
+    (so ``microaggregate``, ``mipagg run --option`` and ``casc.py
+    --bp-option`` reach it) with the same default."""
+    params = inspect.signature(function).parameters
+    for f in dataclasses.fields(settings):
+        assert f.name in params, f.name
+        assert params[f.name].default == f.default, f.name
 
 
 def test_unregistered_names_are_refused():
