@@ -122,6 +122,11 @@ def _build_parser() -> argparse.ArgumentParser:
                      "default) or of the groups bp's root master LP links (lp)")
     for flag, (dest, typ, help_) in METHOD_OPTIONS.items():
         run.add_argument(flag, dest=dest, type=typ, help=help_)
+    run.add_argument("--option", dest="options", action="append", default=[],
+                     metavar="KEY=VALUE",
+                     help="cg and bp: any of their options, repeatable, those without a flag "
+                     "above too (e.g. max_cut_rounds=30, plunge=1, node_cut_rounds=0; the "
+                     "names of CGSettings/BPSettings, values as JSON, Python literals or text)")
     run.add_argument("--solver", help="MIP solver (integer master, ILP pricing, exact tour) through "
                      "Pyomo: highs (default), cbc, glpk, scip, gurobi, cplex (where installed)")
     run.add_argument("--initial", metavar="LABELS",
@@ -193,6 +198,26 @@ def _check_method_flags(args) -> None:
                              f"it takes {', '.join(takes) or 'none of the method flags'}")
 
 
+def _settings_options(args) -> dict:
+    """``--option KEY=VALUE`` of ``mipagg run``: any setting of cg or bp
+    (:func:`mipagg.exact.settings.parse_options`), refused for another method
+    and for an option a flag also sets."""
+    if not args.options:
+        return {}
+    from .exact.settings import BPSettings, CGSettings, parse_options
+
+    classes = {"bp": BPSettings, "cg": CGSettings}
+    if args.method not in classes:
+        raise ParameterError(f"--option sets options of cg and bp; method {args.method!r} "
+                             "takes its options through the flags")
+    options = parse_options(args.options, classes[args.method])
+    twice = [f"{flag} and --option {dest}" for flag, (dest, _, _) in METHOD_OPTIONS.items()
+             if dest in options and getattr(args, dest) is not None]
+    if twice:
+        raise ParameterError(f"{'; '.join(twice)} set the same option: give it once")
+    return options
+
+
 def _cmd_run(args) -> int:
     from .api import microaggregate
     from .instance import read_csv
@@ -208,18 +233,20 @@ def _cmd_run(args) -> int:
         if value is not None and not value > 0:
             raise ParameterError(f"{flag} must be a positive number of seconds, got {value}")
     _check_method_flags(args)
+    settings = _settings_options(args)
     inst = read_csv(args.data, columns=_columns(args.columns), header=not args.no_header)
     # Every output is checked before the method runs: a long run must not be
     # lost to a typo in a path, and no output may overwrite the input.
     targets = check_outputs({"--labels": args.labels, "--output": args.output,
-                             "--checkpoint": args.checkpoint},
-                            inputs=[args.data, args.initial, args.resume])
+                             "--checkpoint": args.checkpoint,
+                             "--option checkpoint": settings.get("checkpoint")},
+                            inputs=[args.data, args.initial, args.resume, settings.get("resume")])
     initial = None
     if args.initial is not None:   # --initial LABELS (issue 23)
         from .verify import read_labels
 
         initial = read_labels(args.initial)
-    options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()}
+    options = {dest: getattr(args, dest) for dest, _, _ in METHOD_OPTIONS.values()} | settings
     improve_options = {name: value for name, value in (("time_limit", args.improve_time),
                                                        ("guide", args.improve_guide))
                        if value is not None} or None

@@ -76,6 +76,11 @@ def test_labels_and_masked_output(capsys, tmp_path):
     ("a,b\n1,2\n3,4\n5,6\n", ["--method", "nope"], "unknown method"),
     ("a,b\n1,2\n3,4\n5,6\n", ["--columns", "a,zz"], "unknown column"),
     ("a,b\n1,2\n3,4\n5,6\n", ["--method", "mdav", "--gamma", "0.5"], "does not take"),
+    ("a,b\n1,2\n3,4\n5,6\n", ["--method", "mdav", "--option", "plunge=1"], "cg and bp"),
+    ("a,b\n1,2\n3,4\n5,6\n", ["--method", "bp", "--option", "plung=1"], "expected KEY=VALUE"),
+    ("a,b\n1,2\n3,4\n5,6\n", ["--method", "bp", "--option", "plunge=-1"], "plunge"),
+    ("a,b\n1,2\n3,4\n5,6\n", ["--method", "cg", "--time-limit", "5", "--option",
+                                 "time_limit=3"], "set the same option"),
 ])
 def test_command_errors(capsys, tmp_path, content, args, match):
     path = tmp_path / "in.csv"
@@ -86,6 +91,27 @@ def test_command_errors(capsys, tmp_path, content, args, match):
     assert code != 0
     assert match in err and err.startswith("mipagg: error:")
     assert "Traceback" not in err
+
+
+def test_option_sets_any_bp_setting(capsys):
+    """``--option KEY=VALUE`` reaches the settings no flag names (issue 22)."""
+    code, out, err = run(capsys, "run", ROOT / "instances" / "simu_n200_seed1.csv", "-k", 3,
+                         "--method", "bp", "--option", "node_limit=1", "--option",
+                         "close_gap=false", "--option", "max_cut_rounds=2", "--json", "--quiet")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["options"] == {"node_limit": 1, "close_gap": False, "max_cut_rounds": 2}
+    assert s["status"] == "node_limit" and s["nodes"] == 1 and s["cut_rounds"] <= 2
+    assert s["lower_bound"] <= s["sse"]
+
+
+def test_option_checkpoint_never_overwrites_the_input(capsys, tmp_path):
+    data = tmp_path / "in.csv"
+    data.write_bytes(COMPANIES.read_bytes())
+    before = data.read_bytes()
+    code, out, err = run(capsys, "run", data, "-k", 3, "--columns", KEYS, "--method", "bp",
+                         "--option", f"checkpoint={data}")
+    assert code != 0 and "--option checkpoint" in err and data.read_bytes() == before
 
 
 def test_constant_column_warns_but_runs(capsys, tmp_path):
