@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine  # noqa: E402
 
-import mipagg.exact.bp as bp_module  # noqa: E402
+import mipagg.exact.bproot as bproot  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.generators import lognormal  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
@@ -36,7 +36,7 @@ ROOT_ONLY = dict(cuts=False, close_gap=False, mip_time=0, neighbourhood_time=0, 
 
 def _recording_dive(seen: list):
     """bp's dive, wrapped to note the incumbent's SSE when it starts."""
-    real = bp_module.dive
+    real = bproot.dive
 
     def dive(master, ctx, settings, rounder, X, end):
         seen.append(rounder.best_sse)
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     shares = [float(s) for s in args.shares.split(",")]
     names = None if args.instances is None else args.instances.split(",")
     seen: list = []
-    bp_module.dive = _recording_dive(seen)
+    bproot.dive = _recording_dive(seen)
     print(f"machine: {machine()}")
     branch_and_price(lognormal(30, 3, seed=0).X, 3, threads=1)   # warm-up (numba caches)
     print("| instance | k | dive budget | dive s | dive steps | SSE before the dive | "

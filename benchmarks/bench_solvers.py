@@ -31,12 +31,12 @@ class _Timer:
     """Counts and times the integer-master MIPs of one run."""
 
     def __init__(self):
-        import mipagg.exact.bp as bp
+        import mipagg.exact.bproot as bproot
         import mipagg.exact.master as master
 
         self.calls, self.seconds = 0, 0.0
         self._orig = master.set_partitioning_mip
-        self._mods = (master, bp)
+        self._mods = (master, bproot)
 
         def timed(*a, **kw):
             t0 = time.perf_counter()

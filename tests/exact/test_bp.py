@@ -337,10 +337,10 @@ def test_neighbourhood_phase_lowers_the_incumbent_without_a_clock(census, monkey
     the dive (to convergence without a time limit, so two runs agree); the
     lower incumbent lets the cut rounds go on (their tail-off is relative to
     the gap), so the root bound can only rise."""
-    import mipagg.exact.bp as bp_module
+    import mipagg.exact.bproot as bproot
 
     NEIGHBOURHOOD_MIN_N = 150
-    monkeypatch.setattr(bp_module, "NEIGHBOURHOOD_MIN_N", NEIGHBOURHOOD_MIN_N)
+    monkeypatch.setattr(bproot, "NEIGHBOURHOOD_MIN_N", NEIGHBOURHOOD_MIN_N)
     s = subset(census, NEIGHBOURHOOD_MIN_N, "random", 1)
     base = dict(node_limit=1, close_gap=False, mip_time=0, dive_time=0, threads=1)
     off = branch_and_price(s.X, 3, neighbourhood_time=0, **base)
@@ -365,7 +365,7 @@ def test_a_timed_out_closing_in_the_tree_lifts_the_certified_bound(census, monke
     reported bound takes it when the open nodes' bounds are lower.  The
     closing is replaced by one that times out with the optimum as dual bound
     (a valid bound), at the node where the real closing proved it."""
-    import mipagg.exact.bp as bp_module
+    import mipagg.exact.bproot as bproot
 
     s = subset(census, 40, "random", 0)
     base = dict(RECLOSE_BASE, reclose_root=True)
@@ -382,7 +382,7 @@ def test_a_timed_out_closing_in_the_tree_lifts_the_certified_bound(census, monke
             return "too_many_columns", None, None
         return "time_limit", None, real.sse
 
-    monkeypatch.setattr(bp_module, "close_gap_by_enumeration", timed_out)
+    monkeypatch.setattr(bproot, "close_gap_by_enumeration", timed_out)
     r = branch_and_price(s.X, 4, node_limit=real.nodes, **base)
     assert len(calls) == 2 and r.sse == pytest.approx(real.sse)
     assert r.closing_bound == pytest.approx(real.sse)

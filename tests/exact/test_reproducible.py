@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from mipagg.exact import bp as bp_module
-from mipagg.exact.bp import MIP_NODES, branch_and_price
+from mipagg.exact import bproot
+from mipagg.exact.bp import branch_and_price
+from mipagg.exact.bproot import MIP_NODES
 from mipagg.exact.colgen import column_generation
 from mipagg.generators import lognormal
 
@@ -40,13 +41,13 @@ def _fingerprint(r):
 def test_bp_same_run_whatever_the_clock(seed, jumping_clock, monkeypatch):
     X = lognormal(40, 4, seed=seed).X
     mips = []
-    real_mip = bp_module.set_partitioning_mip
+    real_mip = bproot.set_partitioning_mip
 
     def spy(*a, **kw):
         mips.append((kw.get("time_limit"), kw.get("node_limit")))
         return real_mip(*a, **kw)
 
-    monkeypatch.setattr(bp_module, "set_partitioning_mip", spy)
+    monkeypatch.setattr(bproot, "set_partitioning_mip", spy)
     jumped = branch_and_price(X, 3, **OPTIONS)
     assert jumping_clock[0] > 100            # the clock was read, and jumped
     monkeypatch.undo()
