@@ -368,7 +368,8 @@ class BPRoot(ColumnGeneration):
 
     def close_root_gap(self) -> None:
         """Enumerate every cluster below UB − LB at the root's certified duals
-        and solve the integer master over them (module docstring)."""
+        and solve the integer master over them (:mod:`mipagg.exact.bp`, "Gap
+        closing at the root")."""
         t0, mip0 = time.perf_counter(), self.seconds["mip"]
         stop = self.root.stop
         if self.closed(self.root_bound):
