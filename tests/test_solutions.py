@@ -380,14 +380,20 @@ def test_casc_refuses_a_bad_bp_option_before_any_stage(tmp_path, option, message
     assert not out.exists()
 
 
-def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_partition():
-    """casc.md lists every run behind a polished partition, oldest first: each
-    polishing run starts from the label file an earlier run produced."""
+def _casc_module():
+    """scripts/casc.py imported as a module (it is a script, not in the package)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
     casc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(casc)
+    return casc
+
+
+def test_casc_lineage_follows_polishing_runs_back_to_the_run_that_made_the_partition():
+    """casc.md lists every run behind a polished partition, oldest first: each
+    polishing run starts from the label file an earlier run produced."""
+    casc = _casc_module()
 
     def run(name, made, start=None):
         primal = {"method": "polish", "from_sha256": start} if start else {"method": "portfolio"}
@@ -409,11 +415,7 @@ def test_casc_tree_lineage_follows_resumed_checkpoints_through_runs_stopped_by_h
     """casc.md counts every run of a resumed tree: a bound stage with
     resume=FILE continues the run that wrote FILE, or, when no record wrote it
     (a run stopped by hand), the checkpoint FILE itself resumed."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
-    casc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(casc)
+    casc = _casc_module()
 
     def run(name, resume=None, checkpoint=None):
         return {"command": name, "parameters": {"bp_options": {"resume": resume,
@@ -437,14 +439,33 @@ def test_casc_tree_lineage_follows_resumed_checkpoints_through_runs_stopped_by_h
     assert casc.tree_runs_text({**row, "tree_runs": 1, "tree_unrecorded": 0}) == "1 run, 4.3 h"
 
 
+def test_casc_bound_run_is_the_highest_bound_and_of_tied_proofs_the_fastest_tree():
+    """The run behind casc.md's bound (and --replay's): the highest bound; when
+    several runs reach it (a cell proven again from the root), the one whose
+    tree took the least time in all, counting every run of a resumed tree."""
+    casc = _casc_module()
+
+    def run(name, lb, seconds, resume=None, checkpoint=None):
+        return {"command": name, "bound": {"lower_bound": lb, "wall_seconds": seconds},
+                "parameters": {"bp_options": {"resume": resume, "checkpoint": checkpoint}}}
+
+    a = run("a", 10.0, 3000.0, checkpoint="t1")
+    b = run("b", 11.0, 1000.0, "t1", "t2")              # the chain's proof: 4 000 s in all
+    c = run("c", 11.0 - 1e-12, 2000.0)                  # from the root, 2 000 s: fastest
+    d = run("d", 10.5, 10.0)
+    assert casc.bound_run([a, b, d], {}.get) == (b, 1)
+    assert casc.bound_run([a, b, c, d], {}.get) == (c, 2)
+    e = run("e", 11.0, 5000.0)                           # slower than the chain
+    assert casc.bound_run([a, b, e], {}.get) == (b, 2)
+    f = run("f", 11.0, 4000.0)                           # as fast: the earliest wins
+    assert casc.bound_run([a, b, f], {}.get) == (b, 2)
+    assert casc.bound_run([a, b, run("g", 11.0 + 1e-6, 9e9)], {}.get)[0]["command"] == "g"
+
+
 def test_casc_table_never_prints_an_open_gap_as_zero():
     """casc.md's gap column: 0 only for a closed gap, two significant decimals
     below 0.1 % (Tarragona k = 5 at 0.0030 % printed as 0.00 before)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("casc", ROOT / "scripts" / "casc.py")
-    casc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(casc)
+    casc = _casc_module()
     assert [casc._gap(g) for g in (0.0, 1e-9, 0.0030327, 0.0496, 0.09, 0.109, 2.25, None)] == \
         ["0", "0", "0.0030", "0.050", "0.090", "0.11", "2.25", "–"]
 
