@@ -60,7 +60,8 @@ recorded as after any run, its checkpoint written, and the cells after it are
 not run; a second Ctrl-C aborts without a record.
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
-the table (its recorded method and options, from the committed label file)
+the table (of several runs that reached it, the fastest proof; its recorded
+method and options, from the committed label file)
 and appends recorded and replayed status, bound and nodes to the record's
 ``replays``; it exits 1 when a recorded proof is not reproduced.
 
