@@ -93,7 +93,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "fixed_pairs", "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
             "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
-            "node_cuts", "warm_starts", "rank1_cuts", "workers",
+            "node_cuts", "warm_starts", "lp_stalls", "rank1_cuts", "workers",
             "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint", "part")
 
@@ -155,6 +155,7 @@ class BranchAndPriceResult:
     bound_trend_seconds_left: float | None = None  # those nodes at this run's pace
     node_cuts: int = 0              # cuts separated at tree nodes
     warm_starts: int = 0            # nodes whose LP started from their parent's basis
+    lp_stalls: int = 0              # node LPs stopped by ``lp_stall_time`` and run again
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
     strong_evaluations: int = 0     # child LPs solved by strong branching
     strong_predicted: int = 0       # candidates scored by pseudocosts (branching "reliability")
@@ -225,7 +226,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      node_cut_rounds=1, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
-                     retire_cuts=True, resume=None, settings=None,
+                     retire_cuts=True, resume=None, lp_stall_time=None, lp_stall_dump=None,
+                     settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -405,6 +407,14 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         (the other options may differ; counts such as ``nodes`` continue, so
         ``node_limit`` counts the resumed nodes too; ``resumed_nodes`` says
         where the run started).
+    lp_stall_time : a node's master LP that runs this many seconds is
+        stopped and run again from its starting basis with HiGHS's
+        perturbations off (:meth:`MasterProblem._unstall
+        <mipagg.exact.master.MasterProblem._unstall>`; ``lp_stalls`` counts
+        them).  None (default): no limit.  Node LPs of the Tarragona k = 5
+        tree have run for 20 minutes in HiGHS's clean-up (docs/bench/casc_gap.md §72).
+    lp_stall_dump : an existing directory; each stalled LP and its starting
+        basis are written there (MPS and HiGHS basis files) to study offline.
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
@@ -443,7 +453,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         node_cut_rounds=node_cut_rounds, cut_families=cut_families, tree_mip=tree_mip,
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,
-        retire_cuts=retire_cuts, resume=resume))
+        retire_cuts=retire_cuts, resume=resume, lp_stall_time=lp_stall_time,
+        lp_stall_dump=lp_stall_dump))
     with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
         return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -672,6 +683,8 @@ class BranchAndPrice(BPRoot):
             if bad is not None:
                 self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
         self.master.use_algorithm(self.reopt_algorithm)
+        self.master.stall_time = self.settings.lp_stall_time
+        self.master.stall_dump = self.settings.lp_stall_dump
         self.master.set_allowed(self.allowed)
         if node.basis is not None and self.master.load_basis(node.basis):
             self.warm_starts += 1
@@ -908,7 +921,7 @@ class BranchAndPrice(BPRoot):
             node_closings_timed_out=self.closer.timed_out,
             node_closings_too_large=self.closer.too_large,
             node_closings_skipped=self.closer.skipped, node_cuts=self.node_cuts,
-            warm_starts=self.warm_starts,
+            warm_starts=self.warm_starts, lp_stalls=self.master.lp_stalls,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),
             strong_evaluations=getattr(self.branching, "evaluations", 0),

@@ -148,6 +148,9 @@ class MasterProblem:
         h.addRows(self.n, one, one, 0, empty, empty, np.zeros(0))
         self._highs = h
         self.lp_retries = 0         # LP runs again after a failed one (_run)
+        self.stall_time: float | None = None   # seconds before an LP run counts as stalled
+        self.stall_dump: str | None = None     # a directory for each stalled LP (_unstall)
+        self.lp_stalls = 0          # LP runs stopped by ``stall_time`` and run again
         self.algorithm = ""
         self.use_algorithm(algorithm)
         self._inf = highspy.kHighsInf
@@ -556,8 +559,15 @@ class MasterProblem:
             raise SolverError("the master problem has no columns")
         if time_limit is not None and time_limit <= 0:
             return None
-        set_time_limit(h, time_limit)
+        cap = self.stall_time
+        capped = cap is not None and (time_limit is None or cap < time_limit)
+        start = h.getBasis() if capped else None
+        t0 = time.perf_counter()
+        set_time_limit(h, cap if capped else time_limit)
         status = self._run(h, highspy)
+        if capped and status == highspy.HighsModelStatus.kTimeLimit:
+            left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+            status = self._unstall(h, highspy, start, left)
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None
         if status != highspy.HighsModelStatus.kOptimal:
@@ -595,6 +605,40 @@ class MasterProblem:
             status = h.getModelStatus()
         self._apply_algorithm()
         return status
+
+    def _unstall(self, h, highspy, start, time_limit: float | None):
+        """Run an LP again that ran past ``stall_time``: from the basis it
+        started from, with HiGHS's cost and bound perturbations off.  In the
+        Tarragona k = 5 tree, node LPs went on for many minutes in the
+        primal simplex clean-up that follows a perturbed dual simplex
+        (docs/bench/casc_gap.md §72); an unperturbed run needs no clean-up.
+        With ``stall_dump`` set, the LP and its starting basis are written
+        there first (``stall_<pid>_<count>.mps`` / ``.bas``)."""
+        from .highs import set_time_limit
+
+        self.lp_stalls += 1
+        if start.valid:
+            h.setBasis(start)
+        else:
+            h.clearSolver()
+        if self.stall_dump is not None:
+            import os
+
+            stem = os.path.join(self.stall_dump, f"stall_{os.getpid()}_{self.lp_stalls}")
+            h.writeModel(stem + ".mps")
+            h.writeBasis(stem + ".bas")
+        if time_limit is not None and time_limit <= 0:
+            return highspy.HighsModelStatus.kTimeLimit
+        perturbations = ("dual_simplex_cost_perturbation_multiplier",
+                         "primal_simplex_bound_perturbation_multiplier")
+        for name in perturbations:
+            h.setOptionValue(name, 0.0)
+        try:
+            set_time_limit(h, time_limit)
+            return self._run(h, highspy)
+        finally:
+            for name in perturbations:
+                h.setOptionValue(name, 1.0)
 
     def reduced_costs(self, duals: np.ndarray, cut_duals: np.ndarray | None = None) -> np.ndarray:
         """w_C − Σ_{v∈C} λ_v − Σ_S σ_S ⌊|C∩S|/2⌋ for every column (seed 001

@@ -68,7 +68,7 @@ AGGREGATION_MIN_K = 10
 PARTIAL_COLUMNS = 2000
 # bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
 PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time",
-                 "node_close_time")
+                 "node_close_time", "lp_stall_time")
 
 
 @dataclass
@@ -418,6 +418,8 @@ class BPSettings(_Loadable):
     checkpoint_bases: int = 16384
     retire_cuts: bool = True
     resume: str | None = None
+    lp_stall_time: float | None = None
+    lp_stall_dump: str | None = None
 
     def __post_init__(self):
         from .rules import (
@@ -492,6 +494,9 @@ class BPSettings(_Loadable):
             if v is not None and not (isinstance(v, (str, os.PathLike)) and str(v).strip()):
                 raise ParameterError(f"{name} must be a file path, got {v!r}")
             setattr(self, name, None if v is None else os.fspath(v))
+        d = self.lp_stall_dump
+        if d is not None and not (isinstance(d, (str, os.PathLike)) and os.path.isdir(d)):
+            raise ParameterError(f"lp_stall_dump must be an existing directory, got {d!r}")
         _seconds("checkpoint_every", self.checkpoint_every)
         if self.checkpoint_every is None:
             raise ParameterError("checkpoint_every must be positive, got None")

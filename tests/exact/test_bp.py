@@ -233,6 +233,88 @@ def test_master_runs_again_after_a_failed_lp_and_raises_when_all_fail(method):
     assert mp.lp_retries == 2
 
 
+class _StalledRuns(_FailingRuns):
+    """A ``Highs`` whose first ``fails`` runs stop at the time limit, as a
+    run past ``stall_time`` does, after running for real (the basis moves)."""
+
+    def run(self):
+        self.fails -= 1
+        self.perturbations = [self._h.getOptionValue(o)[1] for o in
+                              ("dual_simplex_cost_perturbation_multiplier",
+                               "primal_simplex_bound_perturbation_multiplier")]
+        return self._h.run()
+
+    def getModelStatus(self):
+        import highspy
+
+        if self.fails >= 0:
+            return highspy.HighsModelStatus.kTimeLimit
+        return self._h.getModelStatus()
+
+
+@pytest.mark.parametrize("method", ["primal", "dual"])
+def test_a_stalled_master_lp_runs_again_unperturbed_and_is_dumped(method, tmp_path):
+    import highspy
+
+    from mipagg.exact.master import MasterProblem
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(15, 2))
+    clusters = [list(range(i, i + 3)) for i in range(13)] + [[0, 7, 14], [12, 13, 14]]
+    plain = MasterProblem(X, artificial_cost=100.0, algorithm=method)
+    plain.add_columns(clusters)
+    want = plain.solve().value
+    mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
+    mp.add_columns(clusters)
+    mp.stall_time, mp.stall_dump = 30.0, str(tmp_path)
+    mp._highs = _StalledRuns(mp._highs, 1)
+    assert mp.solve().value == pytest.approx(want, abs=1e-9)
+    assert mp.lp_stalls == 1 and mp.lp_retries == 0
+    assert mp._highs.perturbations == [0.0, 0.0]        # the second run: unperturbed
+    for o in ("dual_simplex_cost_perturbation_multiplier",
+              "primal_simplex_bound_perturbation_multiplier"):
+        assert mp._highs.getOptionValue(o)[1] == 1.0    # and restored after it
+    mps, bas = (tmp_path / f"stall_{__import__('os').getpid()}_1.{e}" for e in ("mps", "bas"))
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(mps))
+    assert bas.exists() and h.getNumCol() == len(mp) + 15
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(want, abs=1e-7)
+    mp._highs = _StalledRuns(mp._highs._h, 1)
+    mp.add_columns([[1, 2, 9]])
+    mp.stall_time = None                                # no cap: a time limit is a time limit
+    assert mp.solve(time_limit=5.0) is None and mp.lp_stalls == 1
+
+
+def test_a_stall_limit_in_the_tree_finds_the_same_optimum(census, tmp_path, monkeypatch):
+    """With ``lp_stall_time`` 0 (and HiGHS's time limit at the run time so
+    far, not 1 ms more) every node LP is stopped, dumped and run again
+    unperturbed: the optimum is unchanged."""
+    import mipagg.exact.highs as highs
+    from mipagg.errors import ParameterError
+
+    real = highs.set_time_limit
+
+    def at_once(h, seconds):
+        if seconds == 0.0:
+            h.setOptionValue("time_limit", float(h.getRunTime()))
+        else:
+            real(h, seconds)
+
+    monkeypatch.setattr(highs, "set_time_limit", at_once)
+    s = subset(census, 24, "random", 0)
+    opt = set_partitioning(s.X, 3, integral=True)[0]
+    r = branch_and_price(s.X, 3, lp_stall_time=0.0, lp_stall_dump=str(tmp_path), **TREE_ONLY)
+    _check(r, s.X, 3, opt)
+    assert r.nodes > 1 and r.lp_stalls >= r.nodes - 1
+    assert len(list(tmp_path.glob("*.mps"))) == len(list(tmp_path.glob("*.bas"))) == r.lp_stalls
+    with pytest.raises(ParameterError, match="lp_stall_dump"):
+        BPSettings(lp_stall_dump=str(tmp_path / "missing"))
+    with pytest.raises(ParameterError, match="lp_stall_time"):
+        BPSettings(lp_stall_time=-1)
+
+
 def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
     s = subset(census, 24, "random", 0)
     opt = set_partitioning(s.X, 3, integral=True)[0]
