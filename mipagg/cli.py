@@ -79,6 +79,11 @@ METHOD_OPTIONS = {
     "--reopt-lp-algorithm": ("reopt_lp_algorithm", str, "bp: the master's LP method after "
                              "the root's LP (cut rounds, dive, tree nodes): auto (dual "
                              "simplex)|primal|dual|ipm"),
+    "--lp-stall-time": ("lp_stall_time", float, "bp: stop a tree node's master LP after "
+                        "this many seconds and run it again from its starting basis with "
+                        "HiGHS's perturbations off (default: no limit)"),
+    "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
+                        "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "
                      "stops (and every --checkpoint-every seconds), to resume it later"),
     "--checkpoint-every": ("checkpoint_every", float, "bp: seconds between checkpoints "

@@ -1,0 +1,93 @@
+"""Stalled master LPs, solved again offline (``lp_stall_time``; issue 22,
+docs/bench/casc_gap.md §72).
+
+A tree run with ``--bp-option lp_stall_time=S --bp-option lp_stall_dump=DIR``
+writes every node LP that ran past S seconds, with the basis it started
+from, to DIR (``stall_<pid>_<n>.mps`` / ``.bas``).  This script solves each
+one from that basis with the master's HiGHS settings once per variant, one
+after the other in this process, under ``--time-limit`` seconds each, and
+prints one JSON line per solve (seconds, simplex iterations, status,
+objective) and then, per variant, the ratio of its total seconds to the
+first variant's::
+
+    python benchmarks/bench_lp_stall.py /tmp/stalls --time-limit 900 \\
+        --variants perturbed,unperturbed
+
+Variants: ``perturbed`` (HiGHS's default dual simplex, as the master runs it
+in the tree), ``unperturbed`` (cost and bound perturbations off, what
+:meth:`~mipagg.exact.master.MasterProblem._unstall` runs), ``primal`` (the
+primal simplex).  The LPs are not shipped: they hold the data's distances.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine  # noqa: E402
+from mipagg import __version__  # noqa: E402
+from mipagg.exact.highs import new_highs  # noqa: E402
+
+OFF = {"dual_simplex_cost_perturbation_multiplier": 0.0,
+       "primal_simplex_bound_perturbation_multiplier": 0.0}
+VARIANTS = {"perturbed": {"simplex_strategy": 1},
+            "unperturbed": {"simplex_strategy": 1, **OFF},
+            "primal": {"simplex_strategy": 4}}
+
+
+def solve(mps: Path, variant: str, time_limit: float) -> dict:
+    """One dumped LP from its starting basis by ``variant``."""
+    h = new_highs(presolve="off", primal_feasibility_tolerance=1e-9,
+                  dual_feasibility_tolerance=1e-9, solver="simplex")
+    h.readModel(str(mps))
+    h.readBasis(str(mps.with_suffix(".bas")))
+    for name, value in VARIANTS[variant].items():
+        h.setOptionValue(name, value)
+    h.setOptionValue("time_limit", float(time_limit))
+    t0 = time.perf_counter()
+    h.run()
+    seconds = time.perf_counter() - t0
+    info = h.getInfo()
+    return {"lp": mps.stem, "variant": variant, "seconds": round(seconds, 4),
+            "iterations": int(info.simplex_iteration_count),
+            "status": h.modelStatusToString(h.getModelStatus()),
+            "objective": float(info.objective_function_value),
+            "columns": int(h.getNumCol()), "rows": int(h.getNumRow())}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dumps", type=Path, help="the lp_stall_dump directory")
+    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--variants", default="perturbed,unperturbed")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many LPs")
+    a = ap.parse_args(argv)
+    variants = [v.strip() for v in a.variants.split(",") if v.strip()]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        sys.exit(f"unknown variants {unknown}; choose from {sorted(VARIANTS)}")
+    lps = sorted(a.dumps.glob("stall_*.mps"))[:a.limit]
+    if not lps:
+        sys.exit(f"no stall_*.mps files in {a.dumps}")
+    print(json.dumps({"mipagg": __version__, "machine": machine(), "lps": len(lps),
+                      "time_limit": a.time_limit, "variants": variants}), flush=True)
+    total = {v: 0.0 for v in variants}
+    for mps in lps:
+        for v in variants:
+            row = solve(mps, v, a.time_limit)
+            total[v] += row["seconds"]
+            print(json.dumps(row), flush=True)
+    base = total[variants[0]]
+    print(json.dumps({"total_seconds": {v: round(s, 3) for v, s in total.items()},
+                      "ratio_to_" + variants[0]: {v: round(s / base, 3) if base else None
+                                                  for v, s in total.items()}}))
+
+
+if __name__ == "__main__":
+    main()
