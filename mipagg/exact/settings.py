@@ -166,6 +166,11 @@ def _seconds(name, value, *, zero=False):
                              f"got {value!r}")
 
 
+def _directory(name, value) -> None:
+    if value is not None and not (isinstance(value, (str, os.PathLike)) and os.path.isdir(value)):
+        raise ParameterError(f"{name} must be an existing directory, got {value!r}")
+
+
 def parse_options(items, cls, *, flag: str = "--option", reserved=()) -> dict:
     """``KEY=VALUE`` command-line items as options of the settings class
     ``cls`` (:class:`BPSettings` or :class:`CGSettings`), each value read as
@@ -494,9 +499,7 @@ class BPSettings(_Loadable):
             if v is not None and not (isinstance(v, (str, os.PathLike)) and str(v).strip()):
                 raise ParameterError(f"{name} must be a file path, got {v!r}")
             setattr(self, name, None if v is None else os.fspath(v))
-        d = self.lp_stall_dump
-        if d is not None and not (isinstance(d, (str, os.PathLike)) and os.path.isdir(d)):
-            raise ParameterError(f"lp_stall_dump must be an existing directory, got {d!r}")
+        _directory("lp_stall_dump", self.lp_stall_dump)
         _seconds("checkpoint_every", self.checkpoint_every)
         if self.checkpoint_every is None:
             raise ParameterError("checkpoint_every must be positive, got None")
