@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _env import machine  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact.highs import new_highs  # noqa: E402
+from mipagg.exact.master import PERTURBATIONS  # noqa: E402
 
-OFF = {"dual_simplex_cost_perturbation_multiplier": 0.0,
-       "primal_simplex_bound_perturbation_multiplier": 0.0}
+OFF = dict.fromkeys(PERTURBATIONS, 0.0)
 VARIANTS = {"perturbed": {"simplex_strategy": 1},
             "unperturbed": {"simplex_strategy": 1, **OFF},
             "primal": {"simplex_strategy": 4}}

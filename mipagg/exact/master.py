@@ -14,6 +14,7 @@ rebuilding the model.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -24,6 +25,10 @@ from .bases import PortableBasis
 from .cuts import cut_matrix
 from .highs import new_highs, stop_on_request
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
+
+# HiGHS's perturbation multipliers (default 1), set to 0 when a stalled LP runs again
+PERTURBATIONS = ("dual_simplex_cost_perturbation_multiplier",
+                 "primal_simplex_bound_perturbation_multiplier")
 
 __all__ = ["MasterProblem", "MasterSolution", "Basis", "PortableBasis", "squared_distances",
            "cluster_weight"]
@@ -622,22 +627,18 @@ class MasterProblem:
         else:
             h.clearSolver()
         if self.stall_dump is not None:
-            import os
-
             stem = os.path.join(self.stall_dump, f"stall_{os.getpid()}_{self.lp_stalls}")
             h.writeModel(stem + ".mps")
             h.writeBasis(stem + ".bas")
         if time_limit is not None and time_limit <= 0:
             return highspy.HighsModelStatus.kTimeLimit
-        perturbations = ("dual_simplex_cost_perturbation_multiplier",
-                         "primal_simplex_bound_perturbation_multiplier")
-        for name in perturbations:
+        for name in PERTURBATIONS:
             h.setOptionValue(name, 0.0)
         try:
             set_time_limit(h, time_limit)
             return self._run(h, highspy)
         finally:
-            for name in perturbations:
+            for name in PERTURBATIONS:
                 h.setOptionValue(name, 1.0)
 
     def reduced_costs(self, duals: np.ndarray, cut_duals: np.ndarray | None = None) -> np.ndarray:

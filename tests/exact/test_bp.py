@@ -239,9 +239,9 @@ class _StalledRuns(_FailingRuns):
 
     def run(self):
         self.fails -= 1
-        self.perturbations = [self._h.getOptionValue(o)[1] for o in
-                              ("dual_simplex_cost_perturbation_multiplier",
-                               "primal_simplex_bound_perturbation_multiplier")]
+        from mipagg.exact.master import PERTURBATIONS
+
+        self.perturbations = [self._h.getOptionValue(o)[1] for o in PERTURBATIONS]
         return self._h.run()
 
     def getModelStatus(self):
@@ -254,9 +254,11 @@ class _StalledRuns(_FailingRuns):
 
 @pytest.mark.parametrize("method", ["primal", "dual"])
 def test_a_stalled_master_lp_runs_again_unperturbed_and_is_dumped(method, tmp_path):
+    import os
+
     import highspy
 
-    from mipagg.exact.master import MasterProblem
+    from mipagg.exact.master import PERTURBATIONS, MasterProblem
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(15, 2))
@@ -271,10 +273,9 @@ def test_a_stalled_master_lp_runs_again_unperturbed_and_is_dumped(method, tmp_pa
     assert mp.solve().value == pytest.approx(want, abs=1e-9)
     assert mp.lp_stalls == 1 and mp.lp_retries == 0
     assert mp._highs.perturbations == [0.0, 0.0]        # the second run: unperturbed
-    for o in ("dual_simplex_cost_perturbation_multiplier",
-              "primal_simplex_bound_perturbation_multiplier"):
+    for o in PERTURBATIONS:
         assert mp._highs.getOptionValue(o)[1] == 1.0    # and restored after it
-    mps, bas = (tmp_path / f"stall_{__import__('os').getpid()}_1.{e}" for e in ("mps", "bas"))
+    mps, bas = (tmp_path / f"stall_{os.getpid()}_1.{e}" for e in ("mps", "bas"))
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.readModel(str(mps))
