@@ -11,7 +11,7 @@ import numpy as np
 
 from . import __version__
 from .errors import ParameterError
-from .exact.settings import PHASE_BUDGETS
+from .exact.settings import AUTO_SECONDS, PHASE_BUDGETS
 from .instance import Instance, from_array
 from .methods import get_method, user_options
 from .partition import Partition
@@ -84,9 +84,12 @@ def check_seed(seed, name: str = "seed"):
 def check_seconds(options: dict, prefix: str = "") -> None:
     """Every time option (``time_limit``, ``*_time``) must be a positive
     number of seconds (``inf``: no limit), or 0 for bp's phase budgets
-    (:data:`mipagg.exact.settings.PHASE_BUDGETS`, where 0 switches a phase off)."""
+    (:data:`mipagg.exact.settings.PHASE_BUDGETS`, where 0 switches a phase off),
+    or "auto" where :data:`~mipagg.exact.settings.AUTO_SECONDS` allows it."""
     for name, value in options.items():
         if value is None or not (name == "time_limit" or name.endswith("_time")):
+            continue
+        if name in AUTO_SECONDS and value == "auto":
             continue
         zero = name in PHASE_BUDGETS
         if (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,

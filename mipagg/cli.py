@@ -23,6 +23,16 @@ def _on_off(text: str) -> bool:
     return text == "on"
 
 
+def _seconds_or_auto(text: str) -> float | str:
+    """A number of seconds, or "auto"."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds or auto, got {text!r}") from None
+
+
 # Method options exposed on the command line: flag -> (python name, type, help).
 METHOD_OPTIONS = {
     "--gamma": ("gamma", float, "V-MDAV gain factor (default 0.2)"),
@@ -79,9 +89,10 @@ METHOD_OPTIONS = {
     "--reopt-lp-algorithm": ("reopt_lp_algorithm", str, "bp: the master's LP method after "
                              "the root's LP (cut rounds, dive, tree nodes): auto (dual "
                              "simplex)|primal|dual|ipm"),
-    "--lp-stall-time": ("lp_stall_time", float, "bp: stop a tree node's master LP after "
-                        "this many seconds and run it again from its starting basis with "
-                        "HiGHS's perturbations off (default: no limit)"),
+    "--lp-stall-time": ("lp_stall_time", _seconds_or_auto, "bp: stop a tree node's master LP "
+                        "after this many seconds and run it again from its starting basis "
+                        "with HiGHS's perturbations off (default auto: ten times the longest "
+                        "of the last 100 LPs, at least 20 s)"),
     "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
                         "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "

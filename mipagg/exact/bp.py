@@ -226,7 +226,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      node_cut_rounds=1, cut_families=("subset_row",),
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
-                     retire_cuts=True, resume=None, lp_stall_time=None, lp_stall_dump=None,
+                     retire_cuts=True, resume=None, lp_stall_time="auto", lp_stall_dump=None,
                      settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
@@ -411,8 +411,11 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         stopped and run again from its starting basis with HiGHS's
         perturbations off (:meth:`MasterProblem._unstall
         <mipagg.exact.master.MasterProblem._unstall>`; ``lp_stalls`` counts
-        them).  None (default): no limit.  Node LPs of the Tarragona k = 5
-        tree have run for 20 minutes in HiGHS's clean-up (docs/bench/casc_gap.md §72).
+        them).  "auto" (default): ten times the longest of the process's
+        last 100 LPs, at least 20 s (:meth:`MasterProblem.stall_cap
+        <mipagg.exact.master.MasterProblem.stall_cap>`); None: no limit.
+        Node LPs of the Tarragona k = 5 tree have run for 20 minutes in
+        HiGHS's clean-up (docs/bench/casc_gap.md §72).
     lp_stall_dump : an existing directory; each stalled LP and its starting
         basis are written there (MPS and HiGHS basis files) to study offline.
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
@@ -683,7 +686,8 @@ class BranchAndPrice(BPRoot):
             if bad is not None:
                 self.allowed = ~bad if self.allowed is None else self.allowed & ~bad
         self.master.use_algorithm(self.reopt_algorithm)
-        self.master.stall_time = self.settings.lp_stall_time
+        stall = self.settings.lp_stall_time
+        self.master.stall_time = self.master.stall_cap() if stall == "auto" else stall
         self.master.stall_dump = self.settings.lp_stall_dump
         self.master.set_allowed(self.allowed)
         if node.basis is not None and self.master.load_basis(node.basis):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +31,9 @@ from .pricing import squared_distances  # shared with pricing: edge weights c_e 
 # HiGHS's perturbation multipliers (default 1), set to 0 when a stalled LP runs again
 PERTURBATIONS = ("dual_simplex_cost_perturbation_multiplier",
                  "primal_simplex_bound_perturbation_multiplier")
+# ``stall_cap``: a run counts as stalled past STALL_FACTOR times the longest of
+# the last STALL_WINDOW finished runs, and never before STALL_FLOOR seconds
+STALL_FLOOR, STALL_FACTOR, STALL_WINDOW = 20.0, 10.0, 100
 
 __all__ = ["MasterProblem", "MasterSolution", "Basis", "PortableBasis", "squared_distances",
            "cluster_weight"]
@@ -156,6 +161,8 @@ class MasterProblem:
         self.stall_time: float | None = None   # seconds before an LP run counts as stalled
         self.stall_dump: str | None = None     # a directory for each stalled LP (_unstall)
         self.lp_stalls = 0          # LP runs stopped by ``stall_time`` and run again
+        self._calm = False          # inside _unperturbed
+        self.lp_seconds: deque = deque(maxlen=STALL_WINDOW)    # the last finished runs
         self.algorithm = ""
         self.use_algorithm(algorithm)
         self._inf = highspy.kHighsInf
@@ -571,12 +578,15 @@ class MasterProblem:
         set_time_limit(h, cap if capped else time_limit)
         status = self._run(h, highspy)
         if capped and status == highspy.HighsModelStatus.kTimeLimit:
-            left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            left = None if time_limit is None else time_limit - (t1 - t0)
             status = self._unstall(h, highspy, start, left)
+            t0 = t1
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolverError(f"master LP not solved to optimality: {h.modelStatusToString(status)}")
+        self.lp_seconds.append(time.perf_counter() - t0)
         sol = h.getSolution()
         info = h.getInfo()
         col = np.asarray(sol.col_value, dtype=float)
@@ -585,21 +595,37 @@ class MasterProblem:
                               row[:self.n], int(info.simplex_iteration_count),
                               cut_row_duals(row[self.n:]), float(col[:self._offset].sum()))
 
+    def stall_cap(self) -> float:
+        """An automatic ``stall_time`` (bp's ``lp_stall_time="auto"``):
+        STALL_FACTOR times the longest of the last STALL_WINDOW LP runs that
+        finished here, at least STALL_FLOOR seconds.  The Tarragona k = 5
+        tree's node LPs take 0.1–1.2 s and its stalls minutes
+        (docs/bench/casc_gap.md §72); a large master's longer LPs raise the cap."""
+        return max(STALL_FLOOR, STALL_FACTOR * max(self.lp_seconds, default=0.0))
+
     def _run(self, h, highspy):
         """``h.run()``; on a status other than optimal or time limit (HiGHS's
         dual simplex once ended "Unknown" in a two-worker Tarragona k = 5
-        tree, docs/bench/casc_gap.md §26), run again by the other simplex
-        from the same basis, then from no basis (``clearSolver``), under the
+        tree, docs/bench/casc_gap.md §26), run again from where it stopped
+        with HiGHS's perturbations off (three LPs that ended "Unknown" that
+        way were optimal unperturbed in one or two iterations, §72), then by
+        the other simplex, then from no basis (``clearSolver``), under the
         same time limit; ``lp_retries`` counts these runs."""
         done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit)
         h.run()
         status = h.getModelStatus()
-        if status in done:
-            return status
-        for retry in ("other simplex", "cold start"):
+        retries = ("other simplex", "cold start")
+        if not self._calm:
+            retries = ("unperturbed",) + retries
+        for retry in retries:
             if status in done:
                 break
             self.lp_retries += 1
+            if retry == "unperturbed":
+                with self._unperturbed():
+                    h.run()
+                status = h.getModelStatus()
+                continue
             if retry == "other simplex":
                 h.setOptionValue("solver", "simplex")
                 h.setOptionValue("simplex_strategy", 4 if self.algorithm == "dual" else 1)
@@ -610,6 +636,19 @@ class MasterProblem:
             status = h.getModelStatus()
         self._apply_algorithm()
         return status
+
+    @contextmanager
+    def _unperturbed(self):
+        """HiGHS's cost and bound perturbations off for the runs inside."""
+        for name in PERTURBATIONS:
+            self._highs.setOptionValue(name, 0.0)
+        self._calm = True
+        try:
+            yield
+        finally:
+            self._calm = False
+            for name in PERTURBATIONS:
+                self._highs.setOptionValue(name, 1.0)
 
     def _unstall(self, h, highspy, start, time_limit: float | None):
         """Run an LP again that ran past ``stall_time``: from the basis it
@@ -632,14 +671,9 @@ class MasterProblem:
             h.writeBasis(stem + ".bas")
         if time_limit is not None and time_limit <= 0:
             return highspy.HighsModelStatus.kTimeLimit
-        for name in PERTURBATIONS:
-            h.setOptionValue(name, 0.0)
-        try:
+        with self._unperturbed():
             set_time_limit(h, time_limit)
             return self._run(h, highspy)
-        finally:
-            for name in PERTURBATIONS:
-                h.setOptionValue(name, 1.0)
 
     def reduced_costs(self, duals: np.ndarray, cut_duals: np.ndarray | None = None) -> np.ndarray:
         """w_C − Σ_{v∈C} λ_v − Σ_S σ_S ⌊|C∩S|/2⌋ for every column (seed 001

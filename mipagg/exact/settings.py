@@ -43,7 +43,7 @@ from ..interrupts import StopRequest
 
 __all__ = ["CGSettings", "BPSettings", "LoopSettings", "StopCriterion", "interrupted", "PRICING_MODES",
            "STABILIZATIONS", "ROUNDINGS", "AGGREGATIONS", "AGGREGATION_MIN_K", "WENTGES_MIN_K",
-           "LP_ALGORITHM_CHOICES", "PHASE_BUDGETS", "aggregation_on", "auto_max_columns",
+           "LP_ALGORITHM_CHOICES", "PHASE_BUDGETS", "AUTO_SECONDS", "aggregation_on", "auto_max_columns",
            "resolve_lp_algorithm", "resolve_reopt_lp_algorithm", "merge_settings"]
 
 PRICING_MODES = ("auto", "heuristic", "enumeration", "ilp")
@@ -69,6 +69,8 @@ PARTIAL_COLUMNS = 2000
 # bp's phase budgets in seconds, where 0 switches the phase off (mipagg.api checks them too)
 PHASE_BUDGETS = ("close_gap_time", "mip_time", "dive_time", "neighbourhood_time",
                  "node_close_time", "lp_stall_time")
+# time options that also take "auto" (lp_stall_time: MasterProblem.stall_cap)
+AUTO_SECONDS = ("lp_stall_time",)
 
 
 @dataclass
@@ -164,6 +166,15 @@ def _seconds(name, value, *, zero=False):
     if not ok or not (value >= 0 if zero else value > 0):
         raise ParameterError(f"{name} must be {'non-negative' if zero else 'positive'}, "
                              f"got {value!r}")
+
+
+def _budgets(settings) -> None:
+    """bp's phase budgets (:data:`PHASE_BUDGETS`): seconds >= 0, or "auto"
+    where :data:`AUTO_SECONDS` allows it."""
+    for name in PHASE_BUDGETS:
+        value = getattr(settings, name)
+        if not (name in AUTO_SECONDS and value == "auto"):
+            _seconds(name, value, zero=True)
 
 
 def _directory(name, value) -> None:
@@ -423,7 +434,7 @@ class BPSettings(_Loadable):
     checkpoint_bases: int = 16384
     retire_cuts: bool = True
     resume: str | None = None
-    lp_stall_time: float | None = None
+    lp_stall_time: float | str | None = "auto"
     lp_stall_dump: str | None = None
 
     def __post_init__(self):
@@ -446,8 +457,7 @@ class BPSettings(_Loadable):
             v = getattr(self, name)
             if isinstance(v, (str, bool)) or not isinstance(v, (int, float)) or not v >= 0:
                 raise ParameterError(f"{name} must be a number >= 0, got {v!r}")
-        for name in PHASE_BUDGETS:
-            _seconds(name, getattr(self, name), zero=True)
+        _budgets(self)
         if self.close_gap_mip not in CLOSE_GAP_MIPS:
             raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
                                  f"got {self.close_gap_mip!r}")

@@ -208,29 +208,79 @@ class _FailingRuns:
         return self._h.getModelStatus()
 
 
+class _FailingRunsSeen(_FailingRuns):
+    """:class:`_FailingRuns` that notes HiGHS's perturbations at each run."""
+
+    def run(self):
+        from mipagg.exact.master import PERTURBATIONS
+
+        self.seen = getattr(self, "seen", []) + [
+            [self._h.getOptionValue(o)[1] for o in PERTURBATIONS]]
+        return super().run()
+
+
 @pytest.mark.parametrize("method", ["primal", "dual"])
 def test_master_runs_again_after_a_failed_lp_and_raises_when_all_fail(method):
     from mipagg.errors import SolverError
-    from mipagg.exact.master import MasterProblem
+    from mipagg.exact.master import PERTURBATIONS, MasterProblem
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(15, 2))
     clusters = [list(range(i, i + 3)) for i in range(13)] + [[0, 7, 14], [12, 13, 14]]
     values = []
-    for fails in (0, 1, 2):
+    for fails in (0, 1, 2, 3):
         mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
         mp.add_columns(clusters)
-        mp._highs = _FailingRuns(mp._highs, fails)
+        mp._highs = _FailingRunsSeen(mp._highs, fails)
         values.append(mp.solve().value)
         assert mp.lp_retries == fails
         assert mp._highs.getOptionValue("simplex_strategy")[1] == (4 if method == "primal" else 1)
-    assert values == pytest.approx([values[0]] * 3, abs=1e-9)
+        # the first retry runs unperturbed, the others perturbed again
+        assert mp._highs.seen == [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0]][:fails + 1]
+        assert [mp._highs.getOptionValue(o)[1] for o in PERTURBATIONS] == [1.0, 1.0]
+    assert values == pytest.approx([values[0]] * 4, abs=1e-9)
     mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
     mp.add_columns(clusters)
-    mp._highs = _FailingRuns(mp._highs, 3)
+    mp._highs = _FailingRuns(mp._highs, 4)
     with pytest.raises(SolverError, match="Unknown"):
         mp.solve()
-    assert mp.lp_retries == 2
+    assert mp.lp_retries == 3
+
+
+def test_the_automatic_stall_cap_follows_the_longest_recent_lp():
+    from mipagg.exact.master import STALL_FACTOR, STALL_FLOOR, STALL_WINDOW, MasterProblem
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(15, 2))
+    mp = MasterProblem(X, artificial_cost=100.0)
+    assert mp.stall_cap() == STALL_FLOOR                # nothing run yet
+    mp.add_columns([list(range(i, i + 3)) for i in range(13)])
+    mp.solve()
+    assert len(mp.lp_seconds) == 1 and 0 < mp.lp_seconds[0] < STALL_FLOOR / STALL_FACTOR
+    assert mp.stall_cap() == STALL_FLOOR
+    mp.lp_seconds.append(7.5)                           # one long run among short ones
+    assert mp.stall_cap() == pytest.approx(STALL_FACTOR * 7.5)
+    mp.lp_seconds.extend([0.5] * (STALL_WINDOW - 1))    # ... until it leaves the window
+    assert mp.stall_cap() == pytest.approx(STALL_FACTOR * 7.5)
+    mp.lp_seconds.append(0.5)
+    assert mp.stall_cap() == STALL_FLOOR
+
+
+def test_lp_stall_time_takes_auto_everywhere():
+    from mipagg.api import check_seconds
+    from mipagg.cli import _build_parser
+    from mipagg.errors import ParameterError
+
+    assert BPSettings().lp_stall_time == "auto"
+    check_seconds({"lp_stall_time": "auto"})
+    for bad in ("auto", "often"):
+        with pytest.raises(ParameterError, match="close_gap_time|lp_stall_time"):
+            BPSettings(**{"close_gap_time" if bad == "auto" else "lp_stall_time": bad})
+    args = ["run", "x.csv", "-k", "3", "--method", "bp"]
+    assert _build_parser().parse_args(args + ["--lp-stall-time", "auto"]).lp_stall_time == "auto"
+    assert _build_parser().parse_args(args + ["--lp-stall-time", "4.5"]).lp_stall_time == 4.5
+    with pytest.raises(SystemExit):
+        _build_parser().parse_args(args + ["--lp-stall-time", "soon"])
 
 
 class _StalledRuns(_FailingRuns):
