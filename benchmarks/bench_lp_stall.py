@@ -16,7 +16,14 @@ first variant's::
 Variants: ``perturbed`` (HiGHS's default dual simplex, as the master runs it
 in the tree), ``unperturbed`` (cost and bound perturbations off, what
 :meth:`~mipagg.exact.master.MasterProblem._unstall` runs), ``primal`` (the
-primal simplex).  The LPs are not shipped: they hold the data's distances.
+primal simplex).  ``retry-old`` and ``retry-new`` run the perturbed dual
+simplex and, while it ends neither optimal nor at the time limit (status
+"Unknown"), the master's retries: before §73 the primal simplex from where
+it stopped, then a cold start (``clearSolver``); since, the basis where it
+stopped set again and run unperturbed, then set again and run by the primal
+simplex, then a cold start.  Their rows add the statuses of the runs.
+``--only`` names the LPs to
+solve.  The LPs are not shipped: they hold the data's distances.
 """
 
 from __future__ import annotations
@@ -39,6 +46,11 @@ OFF = dict.fromkeys(PERTURBATIONS, 0.0)
 VARIANTS = {"perturbed": {"simplex_strategy": 1},
             "unperturbed": {"simplex_strategy": 1, **OFF},
             "primal": {"simplex_strategy": 4}}
+# the retries after a run that ends "Unknown": (variant, how the run starts)
+RETRIES = {"retry-old": [("primal", "as stopped"), ("perturbed", "cold")],
+           "retry-new": [("unperturbed", "basis set again"), ("primal", "basis set again"),
+                         ("perturbed", "cold")]}
+DONE = ("Optimal", "Time limit reached")
 
 
 def solve(mps: Path, variant: str, time_limit: float) -> dict:
@@ -47,18 +59,34 @@ def solve(mps: Path, variant: str, time_limit: float) -> dict:
                   dual_feasibility_tolerance=1e-9, solver="simplex")
     h.readModel(str(mps))
     h.readBasis(str(mps.with_suffix(".bas")))
-    for name, value in VARIANTS[variant].items():
+    first = VARIANTS["perturbed" if variant in RETRIES else variant]
+    for name, value in first.items():
         h.setOptionValue(name, value)
     h.setOptionValue("time_limit", float(time_limit))
     t0 = time.perf_counter()
     h.run()
+    row = {}
+    if variant in RETRIES:
+        row["statuses"] = [h.modelStatusToString(h.getModelStatus())]
+        for then, how in RETRIES[variant]:
+            if row["statuses"][-1] in DONE:
+                break
+            if how == "cold":
+                h.clearSolver()
+            elif how == "basis set again":
+                h.setBasis(h.getBasis())
+            for name, value in {**VARIANTS["perturbed"], **dict.fromkeys(PERTURBATIONS, 1.0),
+                                **VARIANTS[then]}.items():
+                h.setOptionValue(name, value)
+            h.run()
+            row["statuses"].append(h.modelStatusToString(h.getModelStatus()))
     seconds = time.perf_counter() - t0
     info = h.getInfo()
     return {"lp": mps.stem, "variant": variant, "seconds": round(seconds, 4),
             "iterations": int(info.simplex_iteration_count),
             "status": h.modelStatusToString(h.getModelStatus()),
             "objective": float(info.objective_function_value),
-            "columns": int(h.getNumCol()), "rows": int(h.getNumRow())}
+            "columns": int(h.getNumCol()), "rows": int(h.getNumRow()), **row}
 
 
 def main(argv=None) -> None:
@@ -67,12 +95,16 @@ def main(argv=None) -> None:
     ap.add_argument("--time-limit", type=float, default=900.0)
     ap.add_argument("--variants", default="perturbed,unperturbed")
     ap.add_argument("--limit", type=int, default=None, help="at most this many LPs")
+    ap.add_argument("--only", default=None, help="comma-separated LP names (file stems)")
     a = ap.parse_args(argv)
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
-    unknown = [v for v in variants if v not in VARIANTS]
+    unknown = [v for v in variants if v not in VARIANTS and v not in RETRIES]
     if unknown:
-        sys.exit(f"unknown variants {unknown}; choose from {sorted(VARIANTS)}")
-    lps = sorted(a.dumps.glob("stall_*.mps"))[:a.limit]
+        sys.exit(f"unknown variants {unknown}; choose from {sorted(VARIANTS) + sorted(RETRIES)}")
+    lps = sorted(a.dumps.glob("stall_*.mps"))
+    if a.only:
+        lps = [p for p in lps if p.stem in a.only.split(",")]
+    lps = lps[:a.limit]
     if not lps:
         sys.exit(f"no stall_*.mps files in {a.dumps}")
     print(json.dumps({"mipagg": __version__, "machine": machine(), "lps": len(lps),

@@ -218,6 +218,10 @@ class _FailingRunsSeen(_FailingRuns):
             [self._h.getOptionValue(o)[1] for o in PERTURBATIONS]]
         return super().run()
 
+    def setBasis(self, basis):
+        self.set_again = getattr(self, "set_again", 0) + 1
+        return self._h.setBasis(basis)
+
 
 @pytest.mark.parametrize("method", ["primal", "dual"])
 def test_master_runs_again_after_a_failed_lp_and_raises_when_all_fail(method):
@@ -237,6 +241,8 @@ def test_master_runs_again_after_a_failed_lp_and_raises_when_all_fail(method):
         assert mp._highs.getOptionValue("simplex_strategy")[1] == (4 if method == "primal" else 1)
         # the first retry runs unperturbed, the others perturbed again
         assert mp._highs.seen == [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0]][:fails + 1]
+        # a run after "Unknown" sets the basis where it stopped again (not the cold start)
+        assert getattr(mp._highs, "set_again", 0) == min(fails, 2)
         assert [mp._highs.getOptionValue(o)[1] for o in PERTURBATIONS] == [1.0, 1.0]
     assert values == pytest.approx([values[0]] * 4, abs=1e-9)
     mp = MasterProblem(X, artificial_cost=100.0, algorithm=method)
