@@ -6,7 +6,8 @@ Tree mode: resumes a tree checkpoint (:mod:`mipagg.exact.checkpoint`) for
 process (after a one-node warm-up that loads the compiled kernels), with the
 options the checkpoint was written with, and prints one JSON line per run:
 seconds, nodes per second, the master's LP solves (count, seconds, simplex
-iterations; the first solve at each node apart), the bound reached, then the
+iterations, the longest; the first solve at each node apart; LPs stopped by
+``lp_stall_time`` and runs after a status Unknown), the bound reached, then the
 ratio of each method's nodes per second to the first method's::
 
     python benchmarks/bench_reopt_lp.py ../shared/data/tarragona.csv 5 \\
@@ -120,6 +121,9 @@ def one_run(X, k, path, options, nodes, method) -> dict:
             "lp_iterations_first": sum(s[2] for s in first),
             "lp_seconds_rest": round(sum(s[1] for s in rest), 1),
             "lp_iterations_rest": sum(s[2] for s in rest),
+            "lp_seconds_max_first": round(max((s[1] for s in first), default=0.0), 3),
+            "lp_seconds_max_rest": round(max((s[1] for s in rest), default=0.0), 3),
+            "lp_stalls": r.lp_stalls, "lp_retries": r.lp_retries,
             "lower_bound": r.lower_bound, "incumbent": r.sse}
 
 
