@@ -413,7 +413,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         perturbations off (:meth:`MasterProblem._unstall
         <mipagg.exact.master.MasterProblem._unstall>`; ``lp_stalls`` counts
         them).  "auto" (default): ten times the longest of the process's
-        last 100 LPs, at least 20 s (:meth:`MasterProblem.stall_cap
+        last 100 LPs, at least 20 s, and no limit before its first LP
+        (:meth:`MasterProblem.stall_cap
         <mipagg.exact.master.MasterProblem.stall_cap>`); None: no limit.
         Node LPs of the Tarragona k = 5 tree have run for 20 minutes in
         HiGHS's clean-up (docs/bench/casc_gap.md §72).

@@ -595,13 +595,16 @@ class MasterProblem:
                               row[:self.n], int(info.simplex_iteration_count),
                               cut_row_duals(row[self.n:]), float(col[:self._offset].sum()))
 
-    def stall_cap(self) -> float:
+    def stall_cap(self) -> float | None:
         """An automatic ``stall_time`` (bp's ``lp_stall_time="auto"``):
         STALL_FACTOR times the longest of the last STALL_WINDOW LP runs that
-        finished here, at least STALL_FLOOR seconds.  The Tarragona k = 5
-        tree's node LPs take 0.1–1.2 s and its stalls minutes
-        (docs/bench/casc_gap.md §72); a large master's longer LPs raise the cap."""
-        return max(STALL_FLOOR, STALL_FACTOR * max(self.lp_seconds, default=0.0))
+        finished here, at least STALL_FLOOR seconds; None (no limit) before
+        the first, so a new master (a worker's, a resumed tree's) learns its
+        LPs' length first.  The Tarragona k = 5 tree's node LPs take about a
+        second and its stalls minutes (docs/bench/casc_gap.md §72–73)."""
+        if not self.lp_seconds:
+            return None
+        return max(STALL_FLOOR, STALL_FACTOR * max(self.lp_seconds))
 
     def _run(self, h, highspy):
         """``h.run()``; on a status other than optimal or time limit (HiGHS's
