@@ -612,10 +612,10 @@ class MasterProblem:
         docs/bench/casc_gap.md §26, §73), run again from the basis where it
         stopped, set again, with HiGHS's perturbations off; then, set again,
         by the other simplex; then from no basis (``clearSolver``); all under
-        the same time limit, ``lp_retries`` counting these runs.  A run after
-        "Unknown" that does not set the basis again ends "Unknown" at once, so
-        before §73 such LPs went on to the cold start, 20–30 s on those of §72
-        against 0.2 s now."""
+        the same time limit, ``lp_retries`` counting these runs.  On §72's
+        three such LPs a run that did not set the basis again ended "Unknown"
+        at once, so they went on to the cold start: 20–30 s, against 0.2 s
+        with the basis set again (§73)."""
         done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit)
         h.run()
         status = h.getModelStatus()
