@@ -78,12 +78,19 @@ def timed_solves(log: list):
 
 
 def highs_options(spec: str) -> tuple[str, dict]:
-    """``ALG:name=value:...`` -> (ALG, {name: value}); values are ints when they look so."""
+    """``ALG:name=value:...`` -> (ALG, {name: value}); values are ints or
+    floats when they look so."""
     alg, *pairs = spec.split(":")
-    opts = {}
+    opts: dict = {}
     for pair in pairs:
         name, _, value = pair.partition("=")
-        opts[name] = int(value) if value.lstrip("-").isdigit() else value
+        opts[name] = value
+        for number in (int, float):
+            try:
+                opts[name] = number(value)
+                break
+            except ValueError:
+                pass
     return alg, opts
 
 

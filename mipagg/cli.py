@@ -93,6 +93,9 @@ METHOD_OPTIONS = {
                         "after this many seconds and run it again from its starting basis "
                         "with HiGHS's perturbations off (default auto: ten times the longest "
                         "of the last 100 LPs, at least 20 s)"),
+    "--node-lp-perturbation": ("node_lp_perturbation", _on_off, "bp: HiGHS's cost and bound "
+                               "perturbations in the master's LPs at tree nodes (on|off; "
+                               "default on)"),
     "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
                         "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "

@@ -228,7 +228,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      retire_cuts=True, resume=None, lp_stall_time="auto", lp_stall_dump=None,
-                     settings=None,
+                     node_lp_perturbation=True, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -420,6 +420,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         HiGHS's clean-up (docs/bench/casc_gap.md §72).
     lp_stall_dump : an existing directory; each stalled LP and its starting
         basis are written there (MPS and HiGHS basis files) to study offline.
+    node_lp_perturbation : run the master's LPs at tree nodes with HiGHS's
+        cost and bound perturbations (its default, True) or without them
+        (:meth:`MasterProblem.use_perturbation
+        <mipagg.exact.master.MasterProblem.use_perturbation>`); a stopped LP
+        runs again the other way.  Whether a perturbed node LP stalls depends
+        on the perturbation drawn (docs/bench/casc_gap.md §73).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
@@ -459,7 +465,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,
         retire_cuts=retire_cuts, resume=resume, lp_stall_time=lp_stall_time,
-        lp_stall_dump=lp_stall_dump))
+        lp_stall_dump=lp_stall_dump, node_lp_perturbation=node_lp_perturbation))
     with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
         return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -691,6 +697,7 @@ class BranchAndPrice(BPRoot):
         stall = self.settings.lp_stall_time
         self.master.stall_time = self.master.stall_cap() if stall == "auto" else stall
         self.master.stall_dump = self.settings.lp_stall_dump
+        self.master.use_perturbation(self.settings.node_lp_perturbation)
         self.master.set_allowed(self.allowed)
         if node.basis is not None and self.master.load_basis(node.basis):
             self.warm_starts += 1

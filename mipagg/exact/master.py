@@ -28,7 +28,7 @@ from .cuts import cut_matrix
 from .highs import new_highs, stop_on_request
 from .pricing import squared_distances  # shared with pricing: edge weights c_e of §4.2
 
-# HiGHS's perturbation multipliers (default 1), set to 0 when a stalled LP runs again
+# HiGHS's perturbation multipliers: 1 (its default) with ``perturb``, else 0
 PERTURBATIONS = ("dual_simplex_cost_perturbation_multiplier",
                  "primal_simplex_bound_perturbation_multiplier")
 # ``stall_cap``: a run counts as stalled past STALL_FACTOR times the longest of
@@ -161,7 +161,8 @@ class MasterProblem:
         self.stall_time: float | None = None   # seconds before an LP run counts as stalled
         self.stall_dump: str | None = None     # a directory for each stalled LP (_unstall)
         self.lp_stalls = 0          # LP runs stopped by ``stall_time`` and run again
-        self._calm = False          # inside _unperturbed
+        self.perturb = True         # HiGHS's cost and bound perturbations (use_perturbation)
+        self._flipping = False      # inside _flipped
         self.lp_seconds: deque = deque(maxlen=STALL_WINDOW)    # the last finished runs
         self.algorithm = ""
         self.use_algorithm(algorithm)
@@ -197,6 +198,16 @@ class MasterProblem:
         h.setOptionValue("solver", "ipm" if self.algorithm == "ipm" else "simplex")
         if self.algorithm != "ipm":
             h.setOptionValue("simplex_strategy", 4 if self.algorithm == "primal" else 1)
+
+    def use_perturbation(self, on: bool) -> None:
+        """Run the LP with HiGHS's cost and bound perturbations (its default)
+        or without them (bp's ``node_lp_perturbation``, docs/bench/casc_gap.md §73)."""
+        self.perturb = bool(on)
+        self._set_perturbation(self.perturb)
+
+    def _set_perturbation(self, on: bool) -> None:
+        for name in PERTURBATIONS:
+            self._highs.setOptionValue(name, 1.0 if on else 0.0)
 
     def has(self, cluster) -> bool:
         return tuple(sorted(int(v) for v in cluster)) in self._index
@@ -610,8 +621,8 @@ class MasterProblem:
         """``h.run()``; on a status other than optimal or time limit (HiGHS's
         dual simplex ends "Unknown" now and then in the Tarragona k = 5 tree,
         docs/bench/casc_gap.md §26, §73), run again from the basis where it
-        stopped, set again, with HiGHS's perturbations off; then, set again,
-        by the other simplex; then from no basis (``clearSolver``); all under
+        stopped, set again, with HiGHS's perturbations the other way
+        (:meth:`_flipped`); then, set again, by the other simplex; then from no basis (``clearSolver``); all under
         the same time limit, ``lp_retries`` counting these runs.  On §72's
         three such LPs a run that did not set the basis again ended "Unknown"
         at once, so they went on to the cold start: 20–30 s, against 0.2 s
@@ -620,8 +631,8 @@ class MasterProblem:
         h.run()
         status = h.getModelStatus()
         retries = ("other simplex", "cold start")
-        if not self._calm:
-            retries = ("unperturbed",) + retries
+        if not self._flipping:
+            retries = ("other perturbation",) + retries
         for retry in retries:
             if status in done:
                 break
@@ -631,8 +642,8 @@ class MasterProblem:
                 h.clearSolver()
             elif (stopped := h.getBasis()).valid:
                 h.setBasis(stopped)
-            if retry == "unperturbed":
-                with self._unperturbed():
+            if retry == "other perturbation":
+                with self._flipped():
                     h.run()
             else:
                 if retry == "other simplex":
@@ -644,21 +655,21 @@ class MasterProblem:
         return status
 
     @contextmanager
-    def _unperturbed(self):
-        """HiGHS's cost and bound perturbations off for the runs inside."""
-        for name in PERTURBATIONS:
-            self._highs.setOptionValue(name, 0.0)
-        self._calm = True
+    def _flipped(self):
+        """HiGHS's perturbations the other way for the runs inside: off where
+        the master perturbs, on where it does not."""
+        self._set_perturbation(not self.perturb)
+        self._flipping = True
         try:
             yield
         finally:
-            self._calm = False
-            for name in PERTURBATIONS:
-                self._highs.setOptionValue(name, 1.0)
+            self._flipping = False
+            self._set_perturbation(self.perturb)
 
     def _unstall(self, h, highspy, start, time_limit: float | None):
         """Run an LP again that ran past ``stall_time``: from the basis it
-        started from, with HiGHS's cost and bound perturbations off.  In the
+        started from, with HiGHS's cost and bound perturbations the other way
+        (:meth:`_flipped`: off, unless the master runs without them).  In the
         Tarragona k = 5 tree, node LPs went on for many minutes in the
         primal simplex clean-up that follows a perturbed dual simplex
         (docs/bench/casc_gap.md §72); an unperturbed run needs no clean-up.
@@ -677,7 +688,7 @@ class MasterProblem:
             h.writeBasis(stem + ".bas")
         if time_limit is not None and time_limit <= 0:
             return highspy.HighsModelStatus.kTimeLimit
-        with self._unperturbed():
+        with self._flipped():
             set_time_limit(h, time_limit)
             return self._run(h, highspy)
 

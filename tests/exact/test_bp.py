@@ -344,6 +344,29 @@ def test_a_stalled_master_lp_runs_again_unperturbed_and_is_dumped(method, tmp_pa
     assert mp.solve(time_limit=5.0) is None and mp.lp_stalls == 1
 
 
+def test_an_unperturbed_master_runs_a_stopped_or_failed_lp_again_perturbed():
+    from mipagg.exact.master import PERTURBATIONS, MasterProblem
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(15, 2))
+    clusters = [list(range(i, i + 3)) for i in range(13)] + [[0, 7, 14], [12, 13, 14]]
+    plain = MasterProblem(X, artificial_cost=100.0, algorithm="dual")
+    plain.add_columns(clusters)
+    want = plain.solve().value
+    for runs in (_StalledRuns, _FailingRunsSeen):
+        mp = MasterProblem(X, artificial_cost=100.0, algorithm="dual")
+        mp.use_perturbation(False)
+        mp.add_columns(clusters)
+        mp.stall_time = 30.0
+        mp._highs = runs(mp._highs, 1)
+        assert mp.solve().value == pytest.approx(want, abs=1e-9)
+        if runs is _StalledRuns:
+            assert mp.lp_stalls == 1 and mp._highs.perturbations == [1.0, 1.0]
+        else:
+            assert mp.lp_retries == 1 and mp._highs.seen == [[0.0, 0.0], [1.0, 1.0]]
+        assert [mp._highs.getOptionValue(o)[1] for o in PERTURBATIONS] == [0.0, 0.0]
+
+
 def test_a_stall_limit_in_the_tree_finds_the_same_optimum(census, tmp_path, monkeypatch):
     """With ``lp_stall_time`` 0 (and HiGHS's time limit at the run time so
     far, not 1 ms more) every node LP is stopped, dumped and run again
@@ -365,11 +388,15 @@ def test_a_stall_limit_in_the_tree_finds_the_same_optimum(census, tmp_path, monk
     r = branch_and_price(s.X, 3, lp_stall_time=0.0, lp_stall_dump=str(tmp_path), **TREE_ONLY)
     _check(r, s.X, 3, opt)
     assert r.nodes > 1 and r.lp_stalls >= r.nodes - 1
+    calm = branch_and_price(s.X, 3, node_lp_perturbation=False, **TREE_ONLY)
+    _check(calm, s.X, 3, opt)
     assert len(list(tmp_path.glob("*.mps"))) == len(list(tmp_path.glob("*.bas"))) == r.lp_stalls
     with pytest.raises(ParameterError, match="lp_stall_dump"):
         BPSettings(lp_stall_dump=str(tmp_path / "missing"))
     with pytest.raises(ParameterError, match="lp_stall_time"):
         BPSettings(lp_stall_time=-1)
+    with pytest.raises(ParameterError, match="node_lp_perturbation"):
+        BPSettings(node_lp_perturbation="off")
 
 
 def test_node_gap_closing_closes_subtrees_at_the_optimum(census):
