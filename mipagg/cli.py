@@ -95,7 +95,7 @@ METHOD_OPTIONS = {
                         "of the last 100 LPs, at least 20 s)"),
     "--node-lp-perturbation": ("node_lp_perturbation", _on_off, "bp: HiGHS's cost and bound "
                                "perturbations in the master's LPs at tree nodes (on|off; "
-                               "default on)"),
+                               "default off)"),
     "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
                         "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "

@@ -228,7 +228,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      retire_cuts=True, resume=None, lp_stall_time="auto", lp_stall_dump=None,
-                     node_lp_perturbation=True, settings=None,
+                     node_lp_perturbation=False, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -421,11 +421,12 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
     lp_stall_dump : an existing directory; each stalled LP and its starting
         basis are written there (MPS and HiGHS basis files) to study offline.
     node_lp_perturbation : run the master's LPs at tree nodes with HiGHS's
-        cost and bound perturbations (its default, True) or without them
-        (:meth:`MasterProblem.use_perturbation
-        <mipagg.exact.master.MasterProblem.use_perturbation>`); a stopped LP
-        runs again the other way.  Whether a perturbed node LP stalls depends
-        on the perturbation drawn (docs/bench/casc_gap.md §73).
+        cost and bound perturbations (HiGHS's default) or, by default,
+        without them (:meth:`MasterProblem.use_perturbation
+        <mipagg.exact.master.MasterProblem.use_perturbation>`); a stopped or
+        failed LP runs again the other way.  Whether a perturbed node LP
+        stalls depends on the perturbation drawn; unperturbed, the node LPs
+        of three trees took as long or less (docs/bench/casc_gap.md §73).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.

@@ -436,7 +436,7 @@ class BPSettings(_Loadable):
     resume: str | None = None
     lp_stall_time: float | str | None = "auto"
     lp_stall_dump: str | None = None
-    node_lp_perturbation: bool = True
+    node_lp_perturbation: bool = False
 
     def __post_init__(self):
         from .rules import (
