@@ -13,17 +13,18 @@ first variant's::
     python benchmarks/bench_lp_stall.py /tmp/stalls --time-limit 900 \\
         --variants perturbed,unperturbed
 
-Variants: ``perturbed`` (HiGHS's default dual simplex, as the master runs it
-in the tree), ``unperturbed`` (cost and bound perturbations off, what
-:meth:`~mipagg.exact.master.MasterProblem._unstall` runs), ``primal`` (the
-primal simplex).  ``retry-old`` and ``retry-new`` run the perturbed dual
-simplex and, while it ends neither optimal nor at the time limit (status
-"Unknown"), the master's retries: before §73 the primal simplex from where
-it stopped, then a cold start (``clearSolver``); since, the basis where it
-stopped set again and run unperturbed, then set again and run by the primal
-simplex, then a cold start.  Their rows add the statuses of the runs.
-``--only`` names the LPs to
-solve.  The LPs are not shipped: they hold the data's distances.
+Variants: ``perturbed`` (HiGHS's default dual simplex, as the master ran it
+in the tree before §73), ``unperturbed`` (cost and bound perturbations off,
+bp's node LPs since §73 and what
+:meth:`~mipagg.exact.master.MasterProblem._unstall` runs after a perturbed
+one), ``primal`` (the primal simplex).  ``retry-old`` and ``retry-new`` run
+the perturbed dual simplex and, while it ends neither optimal nor at the
+time limit (status "Unknown"), a perturbed master's retries: before §73 the
+primal simplex from where it stopped, then a cold start (``clearSolver``);
+since, the basis where it stopped set again and run unperturbed, then set
+again and run by the primal simplex, then a cold start.  Their rows add the
+statuses of the runs.  ``--only`` names the LPs to solve.  The LPs are not
+shipped: they hold the data's distances.
 """
 
 from __future__ import annotations
