@@ -23,7 +23,9 @@ time limit (status "Unknown"), a perturbed master's retries: before §73 the
 primal simplex from where it stopped, then a cold start (``clearSolver``);
 since, the basis where it stopped set again and run unperturbed, then set
 again and run by the primal simplex, then a cold start.  Their rows add the
-statuses of the runs.  ``--only`` names the LPs to solve.  The LPs are not
+statuses of the runs.  ``--only`` names the LPs to solve; ``--seeds N``
+solves each with HiGHS's ``random_seed`` 0..N-1, which draws the
+perturbation (§73).  The LPs are not
 shipped: they hold the data's distances.
 """
 
@@ -54,7 +56,7 @@ RETRIES = {"retry-old": [("primal", "as stopped"), ("perturbed", "cold")],
 DONE = ("Optimal", "Time limit reached")
 
 
-def solve(mps: Path, variant: str, time_limit: float) -> dict:
+def solve(mps: Path, variant: str, time_limit: float, seed: int = 0) -> dict:
     """One dumped LP from its starting basis by ``variant``."""
     h = new_highs(presolve="off", primal_feasibility_tolerance=1e-9,
                   dual_feasibility_tolerance=1e-9, solver="simplex")
@@ -64,6 +66,7 @@ def solve(mps: Path, variant: str, time_limit: float) -> dict:
     for name, value in first.items():
         h.setOptionValue(name, value)
     h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("random_seed", seed)
     t0 = time.perf_counter()
     h.run()
     row = {}
@@ -83,7 +86,7 @@ def solve(mps: Path, variant: str, time_limit: float) -> dict:
             row["statuses"].append(h.modelStatusToString(h.getModelStatus()))
     seconds = time.perf_counter() - t0
     info = h.getInfo()
-    return {"lp": mps.stem, "variant": variant, "seconds": round(seconds, 4),
+    return {"lp": mps.stem, "variant": variant, "seed": seed, "seconds": round(seconds, 4),
             "iterations": int(info.simplex_iteration_count),
             "status": h.modelStatusToString(h.getModelStatus()),
             "objective": float(info.objective_function_value),
@@ -97,6 +100,8 @@ def main(argv=None) -> None:
     ap.add_argument("--variants", default="perturbed,unperturbed")
     ap.add_argument("--limit", type=int, default=None, help="at most this many LPs")
     ap.add_argument("--only", default=None, help="comma-separated LP names (file stems)")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="solve each LP and variant with HiGHS's random_seed 0..N-1")
     a = ap.parse_args(argv)
     variants = [v.strip() for v in a.variants.split(",") if v.strip()]
     unknown = [v for v in variants if v not in VARIANTS and v not in RETRIES]
@@ -109,11 +114,12 @@ def main(argv=None) -> None:
     if not lps:
         sys.exit(f"no stall_*.mps files in {a.dumps}")
     print(json.dumps({"mipagg": __version__, "machine": machine(), "lps": len(lps),
-                      "time_limit": a.time_limit, "variants": variants}), flush=True)
+                      "time_limit": a.time_limit, "variants": variants, "seeds": a.seeds}),
+          flush=True)
     total = {v: 0.0 for v in variants}
     for mps in lps:
-        for v in variants:
-            row = solve(mps, v, a.time_limit)
+        for v, seed in ((v, seed) for v in variants for seed in range(a.seeds)):
+            row = solve(mps, v, a.time_limit, seed)
             total[v] += row["seconds"]
             print(json.dumps(row), flush=True)
     base = total[variants[0]]
