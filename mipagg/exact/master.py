@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -202,8 +202,9 @@ class MasterProblem:
     def use_perturbation(self, on: bool) -> None:
         """Run the LP with HiGHS's cost and bound perturbations (its default)
         or without them (bp's ``node_lp_perturbation``, docs/bench/casc_gap.md §73)."""
-        self.perturb = bool(on)
-        self._set_perturbation(self.perturb)
+        if bool(on) != self.perturb:
+            self.perturb = bool(on)
+            self._set_perturbation(self.perturb)
 
     def _set_perturbation(self, on: bool) -> None:
         for name in PERTURBATIONS:
@@ -622,8 +623,9 @@ class MasterProblem:
         dual simplex ends "Unknown" now and then in the Tarragona k = 5 tree,
         docs/bench/casc_gap.md §26, §73), run again from the basis where it
         stopped, set again, with HiGHS's perturbations the other way
-        (:meth:`_flipped`); then, set again, by the other simplex; then from no basis (``clearSolver``); all under
-        the same time limit, ``lp_retries`` counting these runs.  On §72's
+        (:meth:`_flipped`); then, set again, by the other simplex; then from
+        no basis (``clearSolver``); all under the same time limit,
+        ``lp_retries`` counting these runs.  On §72's
         three such LPs a run that did not set the basis again ended "Unknown"
         at once, so they went on to the cold start: 20–30 s, against 0.2 s
         with the basis set again (§73)."""
@@ -642,13 +644,10 @@ class MasterProblem:
                 h.clearSolver()
             elif (stopped := h.getBasis()).valid:
                 h.setBasis(stopped)
-            if retry == "other perturbation":
-                with self._flipped():
-                    h.run()
-            else:
-                if retry == "other simplex":
-                    h.setOptionValue("solver", "simplex")
-                    h.setOptionValue("simplex_strategy", 4 if self.algorithm == "dual" else 1)
+            if retry == "other simplex":
+                h.setOptionValue("solver", "simplex")
+                h.setOptionValue("simplex_strategy", 4 if self.algorithm == "dual" else 1)
+            with self._flipped() if retry == "other perturbation" else nullcontext():
                 h.run()
             status = h.getModelStatus()
         self._apply_algorithm()
