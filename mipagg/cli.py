@@ -96,6 +96,8 @@ METHOD_OPTIONS = {
     "--node-lp-perturbation": ("node_lp_perturbation", _on_off, "bp: HiGHS's cost and bound "
                                "perturbations in the master's LPs at tree nodes (on|off; "
                                "default off)"),
+    "--count-row": ("count_row", _on_off, "bp: the master row 'at most floor(n/k) groups' "
+                    "when k does not divide n (on|off; default on)"),
     "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
                         "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "

@@ -228,7 +228,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      retire_cuts=True, resume=None, lp_stall_time="auto", lp_stall_dump=None,
-                     node_lp_perturbation=False, settings=None,
+                     node_lp_perturbation=False, count_row=True, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -427,6 +427,13 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         failed LP runs again the other way.  Whether a perturbed node LP
         stalls depends on the perturbation drawn; unperturbed, the node LPs
         of three trees took as long or less (docs/bench/casc_gap.md §73).
+    count_row : when k does not divide n, the master gets the row
+        Σ_C x_C ≤ ⌊n/k⌋, valid for every k-partition
+        (:func:`~mipagg.exact.master.count_limit`).  Without it the LP covers
+        the records with n/k groups of size k, a fraction more than any
+        partition has; at the open nodes of the Tarragona k = 5 tree
+        (n = 834) it raised the node LP bound by about 0.012 SSE units, more
+        than the gap left (docs/bench/casc_gap.md §75).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
@@ -466,7 +473,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         reclose_root=reclose_root, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,
         retire_cuts=retire_cuts, resume=resume, lp_stall_time=lp_stall_time,
-        lp_stall_dump=lp_stall_dump, node_lp_perturbation=node_lp_perturbation))
+        lp_stall_dump=lp_stall_dump, node_lp_perturbation=node_lp_perturbation,
+        count_row=count_row))
     with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
         return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -807,7 +815,7 @@ class BranchAndPrice(BPRoot):
         t0 = time.perf_counter()
         found = self.fixer.fix_node(stop.duals, stop.bound, self.rounder.best_sse,
                                     self.master.cuts, stop.cut_duals, known=node.apart,
-                                    sizes_out=node.sizes_out)
+                                    sizes_out=node.sizes_out, count_penalty=stop.count_penalty)
         self.seconds["fixing"] += time.perf_counter() - t0
         return tuple(found)
 
@@ -821,7 +829,8 @@ class BranchAndPrice(BPRoot):
             return node.sizes_out
         t0, ub = time.perf_counter(), self.rounder.best_sse
         cons = cut_constraints(self.master, self.n, stop.cut_duals, node.together,
-                               node.apart + self.root_fixed(), node.sizes_out) or self.ctx.none
+                               node.apart + self.root_fixed(), node.sizes_out,
+                               stop.count_penalty) or self.ctx.none
         out = fix_sizes(self.ctx, stop.duals, cons, ub - float(stop.bound) + PairFixing.margin(ub),
                         node.sizes_out, deadline=self.stop.deadline)
         self.node_fixed_sizes += bin(out & ~node.sizes_out).count("1")

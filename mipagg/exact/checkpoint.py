@@ -62,6 +62,7 @@ _COUNTS = ("nodes", "iterations", "max_depth", "node_cuts", "ident", "cut_rounds
 _BOUNDS = ("root_bound", "root_lp_bound", "root_cut_bound", "closing_bound", "pruned_bound")
 _PSEUDOCOSTS = ("pc_pairs", "pc_sums", "pc_probes")       # absent before 2026-11-29
 _UNSET = {"closing_bound": -np.inf, "pruned_bound": np.inf}     # their values when unset
+_BASIC = 1      # highspy.HighsBasisStatus.kBasic (as in mipagg.exact.master)
 
 
 def fingerprint(X, k: int) -> str:
@@ -157,7 +158,8 @@ def save(tree, path) -> Path:
     kept = dict(cut_rows=cut_rows, cut_nums=cut_nums, cut_ptr=cut_ptr,
                 cut_den=np.array([c.den for c in cuts], dtype=np.int64), **basis_arrays)
     retired = 0 if not tree.settings.retire_cuts else cutretire.retire(
-        kept, tree.n, 0 if stop.cut_duals is None else len(stop.cut_duals))  # not the root's
+        kept, tree.master.first_cut_row,
+        0 if stop.cut_duals is None else len(stop.cut_duals))  # not the root's
     meta = {"format": FORMAT, "version": __version__, "fingerprint": fingerprint(tree.X, tree.k),
             "n": int(tree.n), "k": int(tree.k), "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                         time.gmtime()),
@@ -169,7 +171,9 @@ def save(tree, path) -> Path:
             "pace": dict(zip(("nodes", "seconds"), tree.pace())),
             "bound_trend": tree.trend.samples,
             "root_stop": {"reason": stop.reason, "bound": _finite(stop.bound),
-                          "bound_source": stop.bound_source},
+                          "bound_source": stop.bound_source,
+                          "count_penalty": float(stop.count_penalty)},
+            "count_rows": tree.master.count_rows,       # absent before 2026-12-04: 0
             "closer": {"limit": _finite(closer.limit), "tried": closer.tried,
                        "succeeded": closer.succeeded, "partial": closer.partial,
                        "better": closer.better, "timed_out": closer.timed_out,
@@ -502,11 +506,25 @@ def restore(tree, ckpt: Checkpoint) -> None:
 
 def _restored_bases(tree, ckpt: Checkpoint) -> list:
     """The checkpoint's bases in the columns of ``tree``'s master (which
-    holds the saved pool)."""
+    holds the saved pool), with the count row's status put in or taken out
+    when the master that saved them had it and this one has not, or the
+    other way (None for a basis whose count row was tight)."""
     if not ckpt.bases or ckpt.node_basis is None or not tree.settings.node_basis:
         return []
-    where = tree.master.pool_indices(ckpt.columns)
-    return [tree.master.pool_basis(where[cols], art, rows) for cols, art, rows in ckpt.bases]
+    master = tree.master
+    where = master.pool_indices(ckpt.columns)
+    had, n = ckpt.meta.get("count_rows", 0), tree.n
+    bases = []
+    for cols, art, rows in ckpt.bases:
+        if master.count_rows and not had:       # the count row's slack joins the basis
+            rows = np.insert(np.asarray(rows, np.int8), n, _BASIC)
+        elif had and not master.count_rows:
+            if rows[n] != _BASIC:               # it leaves only when its slack is basic
+                bases.append(None)
+                continue
+            rows = np.delete(np.asarray(rows, np.int8), n)
+        bases.append(master.pool_basis(where[cols], art, rows))
+    return bases
 
 
 def prepare(X, k, settings) -> Checkpoint | None:

@@ -31,7 +31,8 @@ _BASIC = 1      # highspy.HighsBasisStatus.kBasic (as in mipagg.exact.master)
 
 
 def _statuses(row_status: np.ndarray, n: int, cuts: int) -> np.ndarray:
-    """``row_status`` over ``n`` partition rows and ``cuts`` cut rows: rows
+    """``row_status`` over ``n`` leading rows (the partition rows, and the count
+    row when the master has one) and ``cuts`` cut rows: rows
     added after the basis was taken have their slack basic."""
     out = np.full(n + cuts, _BASIC, dtype=np.int8)
     m = min(row_status.size, out.size)
@@ -90,7 +91,7 @@ class CutOrder:
         canonical rows it knows, then the :meth:`unsynced` cuts' rows."""
         if self.identity:
             return portable
-        n = self.master.n
+        n = self.master.first_cut_row     # partition rows (and the count row)
         rows = _statuses(portable.row_status, n, len(self.canon))
         out = np.full(n + self.width, _BASIC, dtype=np.int8)
         out[:n] = rows[:n]
@@ -106,7 +107,7 @@ class CutOrder:
         nonbasic (it missed a canonical cut)."""
         if self.identity:
             return portable
-        n, rs = self.master.n, portable.row_status
+        n, rs = self.master.first_cut_row, portable.row_status
         cut_rows = max(rs.size - n, 0)
         if cut_rows > self.width and np.any(rs[n + self.width:] != _BASIC):
             return None
@@ -149,7 +150,7 @@ class CanonicalCuts:
         the canonical order."""
         if not unsynced:
             return portable
-        n, rs = self.master.n, portable.row_status
+        n, rs = self.master.first_cut_row, portable.row_status
         out = _statuses(rs[:n + width], n, len(self.master.cuts))
         for i, cut in enumerate(unsynced):
             if n + width + i < rs.size:

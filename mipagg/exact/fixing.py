@@ -66,7 +66,7 @@ def fix_sizes(ctx, duals, cons, threshold: float, sizes_out: int = 0,
     for eta in range(min(2 * k - 1, ctx.n), k - 1, -1):
         if sizes_out >> eta & 1:
             continue
-        out = search_clusters(ctx.space(eta), duals, cons, mode="collect",
+        out = search_clusters(ctx.space(eta), cons.duals_for(duals, eta), cons, mode="collect",
                               threshold=float(threshold), collect_cap=0, tol=ctx.tol,
                               deadline=deadline)
         if out.status != "complete" or out.columns.shape[0]:
@@ -197,17 +197,21 @@ class PairFixing:
         """How far beyond UB − L a pair bound must be (rounding)."""
         return 1e-7 * max(1.0, abs(ub))
 
-    def bounds(self, duals, cuts=(), cut_duals=None, mask=None, sizes_out=0) -> np.ndarray:
+    def bounds(self, duals, cuts=(), cut_duals=None, mask=None, sizes_out=0,
+               count_penalty=0.0) -> np.ndarray:
         """Pair bounds of the candidate pairs (``mask``: a subset) at the duals,
-        over the sizes not in ``sizes_out``."""
+        over the sizes not in ``sizes_out``; ``count_penalty``: the count
+        row's μ₀ ≥ 0, which every cluster pays."""
         mu = None if cut_duals is None else np.maximum(-np.asarray(cut_duals, dtype=float), 0)
         pairs = self.pairs if mask is None else self.pairs[mask]
-        return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu, sizes_out)
+        return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu, sizes_out) \
+            + max(float(count_penalty), 0.0)
 
-    def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None) -> int:
+    def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None, count_penalty=0.0) -> int:
         """Root fixing at the duals where ``bound`` is certified; returns the
         number of pairs fixed for the whole tree."""
-        self._root = (self.bounds(duals, cuts, cut_duals), float(bound))
+        self._root = (self.bounds(duals, cuts, cut_duals, count_penalty=count_penalty),
+                      float(bound))
         return self.refresh(ub)
 
     def refresh(self, ub) -> int:
@@ -218,7 +222,7 @@ class PairFixing:
         return int(self.fixed.sum())
 
     def fix_node(self, duals, bound, ub, cuts=(), cut_duals=None, known=(),
-                 sizes_out=0) -> list:
+                 sizes_out=0, count_penalty=0.0) -> list:
         """Pairs (not fixed at the root nor in ``known``) fixed apart for the
         subtree of a node whose bound is certified at the duals, where no
         improving partition has a cluster of a size in ``sizes_out``."""
@@ -228,7 +232,7 @@ class PairFixing:
             free &= ~np.isin(self.codes, kc)
         if not free.any():
             return []
-        b = self.bounds(duals, cuts, cut_duals, free, sizes_out)
+        b = self.bounds(duals, cuts, cut_duals, free, sizes_out, count_penalty)
         hit = b > ub - float(bound) + self.margin(ub)
         sel = self.pairs[free][hit]
         self.node_fixed += int(hit.sum())

@@ -51,7 +51,8 @@ def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constrai
     left_cap = max_columns
     for eta in range(k, min(2 * k, n + 1)):
         outcome, found = enumerate_below(
-            D, duals, eta, threshold, max_columns=left_cap + 1, deadline=deadline,
+            D, duals if constraints is None else constraints.duals_for(duals, eta), eta,
+            threshold, max_columns=left_cap + 1, deadline=deadline,
             constraints=constraints, space=None if ctx is None else ctx.space(eta),
             threads=1 if ctx is None else ctx.threads)
         if outcome == "complete" and len(found) > left_cap:

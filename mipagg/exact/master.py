@@ -36,7 +36,7 @@ PERTURBATIONS = ("dual_simplex_cost_perturbation_multiplier",
 STALL_FLOOR, STALL_FACTOR, STALL_WINDOW = 20.0, 10.0, 100
 
 __all__ = ["MasterProblem", "MasterSolution", "Basis", "PortableBasis", "squared_distances",
-           "cluster_weight"]
+           "cluster_weight", "count_limit"]
 
 
 def cluster_weight(D: np.ndarray, cluster) -> float:
@@ -55,6 +55,18 @@ class MasterSolution:
     simplex_iterations: int
     cut_duals: np.ndarray = field(default_factory=lambda: np.zeros(0))  # σ_S ≤ 0 per cut row
     artificial: float = 0.0   # Σ of the artificial columns' values (0 when feasible)
+    count_dual: float = 0.0   # σ₀ ≤ 0 of the count row Σ_C x_C ≤ R (0 without one)
+    count_limit: int = 0      # its R (0: the master has no count row)
+
+    @property
+    def count_penalty(self) -> float:
+        """μ₀ = −σ₀ ≥ 0: what every column pays for the count row."""
+        return -self.count_dual
+
+    @property
+    def count_term(self) -> float:
+        """R·σ₀ ≤ 0: the count row's share of a Lagrangian bound."""
+        return self.count_limit * self.count_dual
 
     @property
     def penalties(self) -> np.ndarray:
@@ -100,6 +112,17 @@ class Basis:
 KEPT_EPOCHS = 8     # deletions of columns across which a saved basis is translated
 
 
+def count_limit(n: int, k: int) -> int | None:
+    """R = ⌊n/k⌋ of the count row Σ_C x_C ≤ R, or None when k divides n: a
+    k-partition has at most n/k groups, and there the row follows from the
+    partition rows (Σ_C x_C ≤ Σ_C |C| x_C / k = n/k).
+
+    >>> count_limit(834, 5), count_limit(1080, 5)
+    (166, None)
+    """
+    return n // k if n % k else None
+
+
 class MasterProblem:
     """Restricted master LP (9) of seed 001 section 4.1, warm-started in HiGHS,
     with the rows and bounds branch-and-price needs.
@@ -108,6 +131,11 @@ class MasterProblem:
       Σ_C ⌊|C∩S|/2⌋ x_C ≤ 1; every column, old or new, gets its coefficients.
     * Node bounds: :meth:`set_allowed` fixes the columns a branching node
       forbids at 0 (and frees the others).
+    * ``count_limit`` R: the count row Σ_C x_C ≤ R (row n, before the cut
+      rows).  With R = ⌊n/k⌋ it is valid for every k-partition, whose groups
+      have k records or more (the Chvátal–Gomory rounding of Σ_C |C| x_C = n
+      divided by k), and cuts off the LP's n/k groups of size k when k does
+      not divide n (docs/bench/casc_gap.md §75).
     * ``artificial_cost``: one artificial column per record (cost M) keeps
       the LP feasible when a node forbids every column covering a record; a
       solution using one has ``artificial`` > 0.
@@ -132,7 +160,8 @@ class MasterProblem:
     """
 
     def __init__(self, X: np.ndarray, D: np.ndarray | None = None, *,
-                 artificial_cost: float | None = None, algorithm: str = "primal"):
+                 artificial_cost: float | None = None, algorithm: str = "primal",
+                 count_limit: int | None = None):
         import highspy
 
         X = np.asarray(X, dtype=float)
@@ -156,6 +185,11 @@ class MasterProblem:
         one = np.ones(self.n)
         empty = np.zeros(0, dtype=np.int32)
         h.addRows(self.n, one, one, 0, empty, empty, np.zeros(0))
+        # the count row Σ_C x_C ≤ R (row n, before the cut rows; count_rows)
+        self.count_limit = None if count_limit is None else int(count_limit)
+        if self.count_limit is not None:
+            h.addRow(-highspy.kHighsInf, float(self.count_limit), 0, empty, np.zeros(0))
+        self._cut0 = self.n + self.count_rows     # the first cut row
         self._highs = h
         self.lp_retries = 0         # LP runs again after a failed one (_run)
         self.stall_time: float | None = None   # seconds before an LP run counts as stalled
@@ -178,6 +212,17 @@ class MasterProblem:
         self._fixed: set[int] = set()
         self._epoch = 0             # bumped when columns are deleted
         self._moves: dict[int, np.ndarray] = {}     # epoch -> new HiGHS index of each column (-1: gone)
+
+    @property
+    def count_rows(self) -> int:
+        """1 with the count row Σ_C x_C ≤ R, else 0: the rows between the
+        partition rows and the cut rows."""
+        return 0 if self.count_limit is None else 1
+
+    @property
+    def first_cut_row(self) -> int:
+        """The index of the first cut row: n, or n + 1 after the count row."""
+        return self._cut0
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -249,9 +294,12 @@ class MasterProblem:
                 starts.append(len(idx))
                 idx.extend(c.tolist())
                 vals.extend([1.0] * c.size)
+                if self.count_rows:
+                    idx.append(self.n)
+                    vals.append(1.0)
                 if self.cuts:
                     for s, a in sorted(self._cut_coefficients(c).items()):
-                        idx.append(self.n + s)
+                        idx.append(self._cut0 + s)
                         vals.append(a)
             self._highs.addCols(m, np.asarray(costs), np.zeros(m), np.full(m, self._inf),
                                 len(idx), np.asarray(starts, dtype=np.int32),
@@ -605,7 +653,15 @@ class MasterProblem:
         row = np.asarray(sol.row_dual, dtype=float)
         return MasterSolution(float(info.objective_function_value), col[self._offset:],
                               row[:self.n], int(info.simplex_iteration_count),
-                              cut_row_duals(row[self.n:]), float(col[:self._offset].sum()))
+                              cut_row_duals(row[self._cut0:]), float(col[:self._offset].sum()),
+                              *self._count_dual(row))
+
+    def _count_dual(self, row) -> tuple:
+        """(σ₀, R) of the count row at the row duals ``row`` ((0, 0) without
+        one); σ₀ read as at most 0, as :func:`cut_row_duals` reads σ_S."""
+        if not self.count_rows:
+            return 0.0, 0
+        return min(float(row[self.n]), 0.0), self.count_limit
 
     def stall_cap(self) -> float | None:
         """An automatic ``stall_time`` (bp's ``lp_stall_time="auto"``):

@@ -51,7 +51,9 @@ class StopState:
     "heuristic_converged" (heuristic pricing only: nothing certified),
     "not_certified" (an exact pricing call failed).  ``bound`` is always
     certified (or None); ``bound_source`` "lp" or "lagrangian"; ``duals`` and
-    ``cut_duals`` are those at which it was certified."""
+    ``cut_duals`` are those at which it was certified, ``count_penalty``
+    the count row's μ₀ = −σ₀ there (0 without one; a consumer that leaves it
+    out prices every cluster μ₀ lower, which only weakens what it proves)."""
 
     reason: str
     bound: float | None = None
@@ -59,6 +61,7 @@ class StopState:
     lp_value: float | None = None
     duals: np.ndarray | None = None
     cut_duals: np.ndarray | None = None
+    count_penalty: float = 0.0
 
     @property
     def certified(self) -> bool:
@@ -95,8 +98,8 @@ class NodeResult:
 
 
 def column_reduced_cost(D, lam, cons, c) -> float:
-    """w̄_C at row duals ``lam`` with the cut penalties of ``cons``."""
-    return reduced_cost(D, lam, c, len(c)) + cons.penalty(c)
+    """w̄_C at row duals ``lam`` with the cut and count penalties of ``cons``."""
+    return reduced_cost(D, lam, c, len(c)) + cons.penalty(c) + cons.count_penalty
 
 
 def solve_node(master, ctx: PricingContext, node_cons, settings: LoopSettings, *,
@@ -140,7 +143,8 @@ class _NodeLoop:
         self.progress, self.start_iteration, self.fixed_rows = progress, start_iteration, fixed_rows
         self.alpha = settings.alpha
         self.best_lb = self.bound_source = None
-        self.cert = (None, None)
+        self.cert = (None, None, 0.0)
+        self.count = (0.0, 0.0)     # the count row's (μ₀, R·σ₀) at the last master solution
         self.center = self.center_lb = None   # Wentges: the stability center and its bound
         self.log: list[IterationLog] = []
         self.t_master = self.t_pricing = self.t_round = 0.0
@@ -174,8 +178,7 @@ class _NodeLoop:
             reason = self.iteration(sol, dt_master)
             if reason is not None:
                 break
-        stop = StopState(reason, self.best_lb, self.bound_source, self.lp_value, self.cert[0],
-                         self.cert[1])
+        stop = StopState(reason, self.best_lb, self.bound_source, self.lp_value, *self.cert)
         return NodeResult(stop, sol, self.it, self.log,
                           {"master": self.t_master, "pricing": self.t_pricing,
                            "rounding": self.t_round})
@@ -186,6 +189,7 @@ class _NodeLoop:
         st, n = self.st, self.ctx.n
         self.lp_value = sol.value
         lam, sig = sol.duals, sol.cut_duals
+        self.count = (sol.count_penalty, sol.count_term)
         if st.stabilization == "wentges":
             self.center, self.center_lb = _wentges_center(self.ctx, self.center,
                                                           self.center_lb, sig.size)
@@ -229,6 +233,8 @@ class _NodeLoop:
         st = self.st
         c = self.cons if mu_cuts is None or mu_cuts.size == 0 else \
             replace(self.cons, mu=np.maximum(-mu_cuts, 0.0))
+        if self.count[0] > 0:
+            c = replace(c, count_penalty=self.count[0])
         budget = None
         if st.lagrangian and st.sweep_share is not None:
             # sweeps that only complete the bound get a share of the node's time
@@ -256,7 +262,8 @@ class _NodeLoop:
         else:
             r0, c0 = self.price_at(lam_p, sig_p)
         rounds = [(duo_p, r0, c0)]
-        cons_true = c0 if duo_p is duo else replace(self.cons, mu=np.maximum(-sig, 0.0))
+        cons_true = c0 if duo_p is duo else replace(self.cons, mu=np.maximum(-sig, 0.0),
+                                                    count_penalty=self.count[0])
         D, tol = self.ctx.D, self.ctx.tol
 
         def improving(r):
@@ -277,13 +284,14 @@ class _NodeLoop:
         lb_it = lb_true = None
         for mu, r, _ in rounds:
             if r.complete(k) and self.fixed_rows is None:   # a dive's duals certify nothing
-                lb = lagrangian_bound(mu[:n], r.min_reduced_costs, k) + float(mu[n:].sum())
+                lb = lagrangian_bound(mu[:n], r.min_reduced_costs, k) + float(mu[n:].sum()) \
+                    + self.count[1]
                 lb_it = lb if lb_it is None else max(lb_it, lb)
                 if mu is duo:
                     lb_true = lb
                 if self.best_lb is None or lb > self.best_lb:
                     self.best_lb, self.bound_source = lb, "lagrangian"
-                    self.cert = (mu[:n].copy(), mu[n:].copy())
+                    self.cert = (mu[:n].copy(), mu[n:].copy(), self.count[0])
                 if self.st.stabilization == "wentges" and lb > self.center_lb:
                     self.center, self.center_lb = mu.copy(), lb
         return lb_it, lb_true
@@ -295,7 +303,7 @@ class _NodeLoop:
             if lb_true is not None:
                 if self.best_lb is None or lb_true >= self.best_lb:
                     self.best_lb, self.bound_source = lb_true, "lp"
-                    self.cert = (lam.copy(), sig.copy())
+                    self.cert = (lam.copy(), sig.copy(), self.count[0])
                 return "converged"
             return "heuristic_converged" if self.st.pricing == "heuristic" else "not_certified"
         limit = None if self.cutoff is None else self.cutoff()

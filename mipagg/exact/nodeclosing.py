@@ -6,6 +6,7 @@ pricing constraints of a node's cuts and branching pairs
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -18,16 +19,19 @@ __all__ = ["NodeClosing", "close_node", "cut_constraints", "PARTIAL_SHARE"]
 PARTIAL_SHARE = 0.5         # at most this share of the tree's time in partial node closings
 
 
-def cut_constraints(master, n, cut_duals, together=(), apart=(), sizes_out=0):
+def cut_constraints(master, n, cut_duals, together=(), apart=(), sizes_out=0,
+                    count_penalty=0.0):
     """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
-    a node's branching pairs and excluded sizes)."""
+    a node's branching pairs and excluded sizes, and the count row's μ₀,
+    ``count_penalty``)."""
     if (not master.cuts or cut_duals is None or cut_duals.size == 0) and \
-            not together and not apart and not sizes_out:
+            not together and not apart and not sizes_out and not count_penalty > 0:
         return None
     cuts = [] if cut_duals is None else \
         [(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)]
-    return PricingConstraints.build(n, together=together, apart=apart, cuts=cuts,
+    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts,
                                     sizes_out=sizes_out)
+    return replace(cons, count_penalty=float(count_penalty)) if count_penalty > 0 else cons
 
 
 class NodeClosing:
@@ -131,7 +135,7 @@ def close_node(D, X, k, master, stop, node, rounder, tol_abs, max_columns, deadl
     ``max_columns`` 0 goes straight to it), whose bound min(B, L + τ) holds
     for the subtree; ``info`` (a dict) then gets its threshold ``tau``."""
     cons = cut_constraints(master, master.n, stop.cut_duals, node.together, node.apart,
-                           node.sizes_out)
+                           node.sizes_out, stop.count_penalty)
     outcome, opt, bound = close_gap_by_enumeration(
         D, X, k, stop.duals, rounder.best_sse - stop.bound + tol_abs, rounder.best, max_columns,
         deadline, constraints=cons, ctx=ctx, lower=stop.bound - tol_abs,

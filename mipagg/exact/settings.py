@@ -437,6 +437,7 @@ class BPSettings(_Loadable):
     lp_stall_time: float | str | None = "auto"
     lp_stall_dump: str | None = None
     node_lp_perturbation: bool = False
+    count_row: bool = True
 
     def __post_init__(self):
         from .rules import (
@@ -470,7 +471,7 @@ class BPSettings(_Loadable):
         self.branching = BRANCHING_ALIASES.get(self.branching, self.branching)
         _flags(self, "cuts", "close_gap", "fixing", "size_chain", "column_fixing", "size_fixing",
                "node_basis", "reclose_root", "node_close_nested", "node_close_restart",
-               "retire_cuts", "node_lp_perturbation")
+               "retire_cuts", "node_lp_perturbation", "count_row")
         if self.node_close_cost is not None:
             _flags(self, "node_close_cost")
         for name in ("close_gap_partial", "node_close_partial"):

@@ -256,7 +256,7 @@ def test_estimates_never_fall_below_the_nodes_done_and_open():
     from mipagg.generators import lognormal
     X = lognormal(50, 6, seed=2).X
     tree_only = dict(TREE_ONLY, dive_time=0, neighbourhood_time=0, fixing=False, threads=1,
-                     branching="fractional")
+                     branching="fractional", count_row=False)   # a tree of more than one node
     best = branch_and_price(X, 3, **tree_only)
     full = branch_and_price(X, 3, initial=best.partition, **tree_only)
     assert full.status == "optimal" and full.sse == pytest.approx(best.sse)

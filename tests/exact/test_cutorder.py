@@ -28,6 +28,7 @@ class _Rows:
 
     def __init__(self, n, cuts=()):
         self.n, self.cuts = n, []
+        self.first_cut_row = n          # no count row
         self.add_cuts(cuts)
 
     def add_cuts(self, cuts):

@@ -100,6 +100,8 @@ def _check(table, name, fingerprint, method, options, k, stored):
     from mipagg.api import microaggregate
 
     inst = _instance(name, fingerprint)
+    if method == "bp":      # the records were made before the count row (2026-12-04)
+        options = {"count_row": False, **options}
     got = microaggregate(inst, k, method, **options)
     summary = got.summary()
     summary["sse"] = got.partition.sse()

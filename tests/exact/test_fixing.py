@@ -172,8 +172,9 @@ def test_column_fixing_on_a_tree_and_a_resumed_tree(tmp_path):
     from mipagg.generators import lognormal
 
     X = lognormal(50, 6, seed=2).X
+    # without the count row (50 = 3·16 + 2), which closes this tree at its root
     kw = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
-              branching="fractional")
+              branching="fractional", count_row=False)
     off = branch_and_price(X, 3, **kw)
     on = branch_and_price(X, 3, column_fixing=True, **kw)
     assert off.status == on.status == "optimal" and off.nodes > 20
@@ -209,8 +210,9 @@ def test_column_fixing_again_between_nodes(monkeypatch, workers):
     from mipagg.generators import lognormal
 
     X = lognormal(50, 6, seed=2).X
+    # without the count row (50 = 3·16 + 2), which closes this tree at its root
     kw = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
-              branching="fractional")
+              branching="fractional", count_row=False)
     off = branch_and_price(X, 3, **kw)
     monkeypatch.setattr(BranchAndPrice, "refix_growth", np.inf)
     root_only = branch_and_price(X, 3, column_fixing=True, workers=workers, **kw)

@@ -14,8 +14,8 @@ from mipagg.exact.bproot import MIP_NODES
 from mipagg.exact.colgen import column_generation
 from mipagg.generators import lognormal
 
-# no root gap closing, so that the dive, the pool MIP and the tree all run
-OPTIONS = dict(threads=1, close_gap=False, node_close_max_columns=0)
+# no root gap closing and no count row, so that the dive, the pool MIP and the tree all run
+OPTIONS = dict(threads=1, close_gap=False, node_close_max_columns=0, count_row=False)
 
 
 @pytest.fixture

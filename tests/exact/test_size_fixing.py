@@ -22,8 +22,9 @@ from mipagg.generators import lognormal
 from _bruteforce import optimal_partition
 from _strategies import tiny_instances
 
+# the tree alone: no cuts, gap closing or count row (which closes these trees at the root)
 TREE = dict(threads=1, cuts=False, close_gap=False, mip_time=0, node_close_max_columns=0,
-            branching="fractional")
+            branching="fractional", count_row=False)
 
 
 def _minima(D, lam, k, cons):

@@ -90,6 +90,9 @@ class PricingConstraints:
     ``cut_start``/``cut_idx``/``cut_num``: the cuts holding each record and
     its numerator in each.  ``feasible`` is False when a together component
     holds an apart pair (no cluster can satisfy the node).
+    ``count_penalty``: μ₀ ≥ 0, what every cluster pays for the master's count
+    row Σ_C x_C ≤ R (minus its dual; :class:`~mipagg.exact.master.MasterProblem`).
+    A search of size η takes it as λ_v − μ₀/η (:meth:`duals_for`).
     """
 
     n: int
@@ -109,6 +112,7 @@ class PricingConstraints:
     cut_den: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     cut_w: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
     sizes_out: int = 0
+    count_penalty: float = 0.0
 
     @classmethod
     def build(cls, n: int, *, together=(), apart=(), cuts=(),
@@ -180,17 +184,26 @@ class PricingConstraints:
 
     @property
     def trivial(self) -> bool:
-        """True when nothing restricts or penalises a cluster."""
+        """True when nothing restricts or penalises a cluster in the search
+        (the count penalty goes in through the duals, :meth:`duals_for`)."""
         return not self.together and not self.apart and not (self.mu > 0).any()
 
     @property
     def nested(self) -> bool:
         """True when every record of an allowed cluster can leave it and
         leave an allowed cluster that pays no cut penalty: no together pair
-        and no positive cut penalty (apart pairs may remain).  Then the least
-        reduced costs of the sizes obey r_η/η ≥ r_{η−1}/(η−1)
-        (:func:`~.rounds.size_chain`)."""
-        return not self.together and not (self.mu > 0).any()
+        and no positive cut or count penalty (apart pairs may remain).  Then
+        the least reduced costs of the sizes obey r_η/η ≥ r_{η−1}/(η−1)
+        (:func:`~.rounds.size_chain`); a count penalty favours the larger
+        sizes and breaks it."""
+        return not self.together and not (self.mu > 0).any() and not self.count_penalty > 0
+
+    def duals_for(self, duals, eta: int) -> np.ndarray:
+        """The duals a search of clusters of size η prices with: λ_v − μ₀/η,
+        so that Σ_{v∈C} of them is λ(C) − μ₀ (``count_penalty``)."""
+        if not self.count_penalty > 0:
+            return duals
+        return np.asarray(duals, dtype=float) - self.count_penalty / eta
 
     def excludes(self, eta: int) -> bool:
         """Does the node exclude every cluster of size η (``sizes_out``)?"""
@@ -218,7 +231,8 @@ class PricingConstraints:
 
     def penalty(self, cluster) -> float:
         """Σ_S μ_S ⌊Σ_{i∈S∩C} a_i/d⌋: what the cuts add to the reduced cost of
-        ``cluster``."""
+        ``cluster`` (the count penalty is in the duals a search takes,
+        :meth:`duals_for`)."""
         if self.cut_rows.shape[0] == 0:
             return 0.0
         return float(self.coefficients(cluster) @ self.mu)

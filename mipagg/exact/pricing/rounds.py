@@ -236,8 +236,9 @@ class _RoundState:
 
     def inexact(self, s, eta) -> list:
         """The columns of the inexact (heuristic) solver ``s`` at size η."""
-        res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
-                      tol=self.ctx.tol, **s.round_options(self.ctx, eta, self.cons))
+        res = s.solve(self.ctx.D, self.cons.duals_for(self.duals, eta), eta,
+                      max_columns=self.max_columns, tol=self.ctx.tol,
+                      **s.round_options(self.ctx, eta, self.cons))
         return list(res.columns)
 
     def solver(self, stage, eta):
@@ -261,8 +262,9 @@ class _RoundState:
             own_limit = left is None or sweep_left < left
             left = sweep_left if own_limit else left
         options = s.round_options(self.ctx, eta, self.cons)
-        res = s.solve(self.ctx.D, self.duals, eta, max_columns=self.max_columns,
-                      time_limit=left, tol=self.ctx.tol, **options)
+        res = s.solve(self.ctx.D, self.cons.duals_for(self.duals, eta), eta,
+                      max_columns=self.max_columns, time_limit=left, tol=self.ctx.tol,
+                      **options)
         self.went_exact = True
         found = list(res.columns)
         if res.exact and res.status == "optimal":

@@ -1,0 +1,121 @@
+"""bp with and without the count row Σ_C x_C ≤ ⌊n/k⌋ (``count_row``; issue 22,
+docs/bench/casc_gap.md §75), same run, one arm after the other.
+
+Subset mode (default): Census and Tarragona subsets whose size k does not
+divide, bp with its default options and one thread, each arm in turn per
+instance; one JSON line per run (seconds, nodes, root LP and cut bounds,
+status, SSE), then per instance the ratio of the seconds and of the nodes
+(off / on)::
+
+    python benchmarks/bench_count_row.py ../shared/data [--sizes 61,101] [--ks 3,4,5]
+        [--indices 0,1] [--time-limit 600]
+
+Checkpoint mode (``--checkpoint FILE``): resumes a tree checkpoint for
+``--nodes`` more nodes with the options it was written with, once per arm,
+and prints the nodes solved, the open nodes left, the bound reached and the
+seconds::
+
+    python benchmarks/bench_count_row.py ../shared/data/tarragona.csv --k 5 \\
+        --checkpoint docs/results/trees/tarragona_k5_root3_3.npz --nodes 40
+
+``--quick``: one small subset (subset mode) or 3 nodes (checkpoint mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _env import machine  # noqa: E402
+from mipagg import __version__  # noqa: E402
+from mipagg.exact import checkpoint  # noqa: E402
+from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.instance import read_csv  # noqa: E402
+from mipagg.subsets import subset  # noqa: E402
+
+ARMS = (("off", False), ("on", True))
+# options of the checkpoint's run that do not carry over to this probe
+DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
+           "scheduler", "count_row")
+
+
+def run_subset(inst, k, time_limit) -> list:
+    rows = []
+    for name, on in ARMS:
+        t0 = time.perf_counter()
+        r = branch_and_price(inst.X, k, threads=1, time_limit=time_limit, count_row=on)
+        rows.append({"instance": inst.name, "n": inst.n, "k": k, "count_row": name,
+                     "seconds": round(time.perf_counter() - t0, 2), "nodes": r.nodes,
+                     "status": str(r.status), "sse": r.sse, "lower_bound": r.lower_bound,
+                     "root_lp_bound": r.root_lp_bound, "root_cut_bound": r.root_cut_bound})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def run_checkpoint(X, k, path, nodes) -> list:
+    ckpt = checkpoint.load(path)
+    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
+    start = ckpt.meta["counts"]["nodes"]
+    rows = []
+    for name, on in ARMS:
+        t0 = time.perf_counter()
+        r = branch_and_price(X, k, resume=path, node_limit=start + nodes, count_row=on,
+                             **options)
+        s = r.summary()
+        rows.append({"checkpoint": str(path), "count_row": name, "nodes": s["nodes"] - start,
+                     "open": s.get("open_nodes"), "status": str(r.status),
+                     "lower_bound": r.lower_bound, "sse": r.sse,
+                     "seconds": round(time.perf_counter() - t0, 1)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", help="the directory of census.csv and tarragona.csv "
+                                 "(checkpoint mode: one data file)")
+    ap.add_argument("--sizes", default="61,101")
+    ap.add_argument("--ks", default="3,4,5")
+    ap.add_argument("--indices", default="0,1")
+    ap.add_argument("--time-limit", type=float, default=600.0)
+    ap.add_argument("--checkpoint")
+    ap.add_argument("--k", type=int)
+    ap.add_argument("--nodes", type=int, default=40)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    print(json.dumps({"version": __version__, "machine": machine(), "argv": sys.argv[1:]}))
+    if args.checkpoint:
+        if args.k is None:
+            ap.error("--checkpoint needs --k")
+        run_checkpoint(read_csv(args.data).X, args.k, args.checkpoint,
+                       3 if args.quick else args.nodes)
+        return 0
+    sizes = [31] if args.quick else [int(v) for v in args.sizes.split(",")]
+    ks = [3] if args.quick else [int(v) for v in args.ks.split(",")]
+    indices = [0] if args.quick else [int(v) for v in args.indices.split(",")]
+    data = Path(args.data)
+    branch_and_price(subset(read_csv(data / "census.csv"), 20, "random", 0).X, 3,
+                     node_limit=3)      # warm-up: compiled kernels
+    for name in ("census", "tarragona"):
+        inst = read_csv(data / f"{name}.csv")
+        for size in sizes:
+            for k in ks:
+                if size % k == 0:
+                    continue
+                for index in indices:
+                    off, on = run_subset(subset(inst, size, "random", index), k,
+                                         args.time_limit)
+                    print(json.dumps({"instance": off["instance"], "k": k, "ratios": {
+                        "seconds": round(off["seconds"] / max(on["seconds"], 1e-9), 2),
+                        "nodes": round(off["nodes"] / max(on["nodes"], 1), 2)}}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
