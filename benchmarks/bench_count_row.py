@@ -18,7 +18,17 @@ seconds::
     python benchmarks/bench_count_row.py ../shared/data/tarragona.csv --k 5 \\
         --checkpoint docs/results/trees/tarragona_k5_root3_3.npz --nodes 40
 
-``--quick``: one small subset (subset mode) or 3 nodes (checkpoint mode).
+Components mode (``--checkpoint FILE --components``): resumes the tree for
+``--nodes`` nodes with its own options (the count row as it was written) and
+prints, for each node's last master LP, the connected components S of the
+records its fractional columns cover and, per component, the left-hand side
+Σ_C ⌊|C∩S|/k⌋ x_C of the Chvátal–Gomory cut of S's rows divided by k against
+its right-hand side ⌊|S|/k⌋ (the count row is the cut of all n rows)::
+
+    python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
+        --checkpoint docs/results/trees/census_k4_root.npz --nodes 15 --components
+
+``--quick``: one small subset (subset mode) or 3 nodes (checkpoint modes).
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,6 +48,7 @@ from _env import machine  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
+from mipagg.exact.master import MasterProblem  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 
@@ -76,6 +89,58 @@ def run_checkpoint(X, k, path, nodes) -> list:
     return rows
 
 
+def components(columns, x, n: int, k: int) -> list:
+    """(|S|, Σ_C ⌊|C∩S|/k⌋ x_C, ⌊|S|/k⌋) for each connected component S of
+    the records covered by the fractional columns of ``x``."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    frac = np.flatnonzero((x > 1e-6) & (x < 1 - 1e-6))
+    heads = [np.full(len(columns[j]), columns[j][0]) for j in frac]
+    members = [np.asarray(columns[j]) for j in frac]
+    if not frac.size:
+        return []
+    graph = coo_matrix((np.ones(sum(m.size for m in members)),
+                        (np.concatenate(heads), np.concatenate(members))), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    out = []
+    for c in np.unique(label[np.concatenate(members)]):
+        inside = label == c
+        lhs = sum(x[j] * (int(inside[columns[j]].sum()) // k) for j in np.flatnonzero(x > 1e-6))
+        out.append((int(inside.sum()), round(float(lhs), 6), int(inside.sum()) // k))
+    return out
+
+
+def run_components(X, k, path, nodes) -> None:
+    """The components of each node's last master LP (module docstring)."""
+    ckpt = checkpoint.load(path)
+    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items()
+               if o not in DROPPED or o == "count_row"}
+    solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
+    last: dict = {}
+
+    def set_allowed_(self, allowed):
+        if last:
+            print(json.dumps(last), flush=True)
+            last.clear()
+        return set_allowed(self, allowed)
+
+    def solve_(self, time_limit=None):
+        sol = solve(self, time_limit)
+        if sol is not None:
+            comps = components(self.columns, np.asarray(sol.x), self.n, k)
+            last.update(lp=sol.value, count=round(float(sol.x.sum()), 6), components=comps,
+                        most_violated=max((lhs - rhs for _, lhs, rhs in comps), default=None))
+        return sol
+
+    MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
+    try:
+        branch_and_price(X, k, resume=path, node_limit=ckpt.meta["counts"]["nodes"] + nodes,
+                         **options)
+    finally:
+        MasterProblem.solve, MasterProblem.set_allowed = solve, set_allowed
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", help="the directory of census.csv and tarragona.csv "
@@ -87,14 +152,16 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint")
     ap.add_argument("--k", type=int)
     ap.add_argument("--nodes", type=int, default=40)
+    ap.add_argument("--components", action="store_true",
+                    help="checkpoint mode: the fractional components of each node's LP")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     print(json.dumps({"version": __version__, "machine": machine(), "argv": sys.argv[1:]}))
     if args.checkpoint:
         if args.k is None:
             ap.error("--checkpoint needs --k")
-        run_checkpoint(read_csv(args.data).X, args.k, args.checkpoint,
-                       3 if args.quick else args.nodes)
+        run = run_components if args.components else run_checkpoint
+        run(read_csv(args.data).X, args.k, args.checkpoint, 3 if args.quick else args.nodes)
         return 0
     sizes = [31] if args.quick else [int(v) for v in args.sizes.split(",")]
     ks = [3] if args.quick else [int(v) for v in args.ks.split(",")]

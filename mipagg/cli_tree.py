@@ -141,7 +141,9 @@ def _lines(s: dict) -> list[str]:
             out.append(f"IL {s['il']:.6f} % (SST {s['sst']:.4f})")
     rows = ", ".join(f"{c} on {r} rows" for r, c in s["cuts_by_rows"].items()) or "none"
     retired = f", {s['retired_cuts']} of those left out" if s["retired_cuts"] else ""
-    out.append(f"columns {s['columns']:,}; cuts {s['cuts']} ({rows}); {s['node_cuts']} found "
+    count = "" if s.get("count_row") is None else \
+        f"; the count row: at most {s['count_row']} groups"
+    out.append(f"columns {s['columns']:,}{count}; cuts {s['cuts']} ({rows}); {s['node_cuts']} found "
                f"at nodes{retired}; pairs fixed: {s['fixed_pairs']} at the root, "
                f"{s['node_fixed_pairs']} at nodes")
     failed = "" if s["node_closings_timed_out"] is None else \

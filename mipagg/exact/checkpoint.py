@@ -422,6 +422,7 @@ def summary(ckpt: Checkpoint) -> dict:
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "open_gap": open_gap(cutoff, nb.tolist()),
         "columns": len(ckpt.columns), "cuts": len(rows),
+        "count_row": meta["n"] // meta["k"] if meta.get("count_rows") else None,
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"], "retired_cuts": counts.get("retired_cuts", 0),
         "fixed_pairs": None if ckpt.fixed is None else int(np.count_nonzero(ckpt.fixed)),

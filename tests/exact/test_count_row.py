@@ -14,6 +14,7 @@ from _strategies import tiny_instances
 from hypothesis import assume, given, settings, strategies as st
 from scipy.optimize import linprog
 
+from mipagg.exact import checkpoint
 from mipagg.exact.bp import BPSettings, BranchAndPrice, branch_and_price
 from mipagg.exact.master import MasterProblem, cluster_weight, count_limit
 from mipagg.exact.pricing import reduced_cost
@@ -127,7 +128,61 @@ def test_a_tree_resumes_across_the_count_row(census, tmp_path, first, second):
     part = BranchAndPrice(s.X, 3, BPSettings(node_limit=3, checkpoint=str(path),
                                              count_row=first, **TREE_ONLY)).run()
     assert part.status == "node_limit"
+    assert checkpoint.summary(checkpoint.load(path))["count_row"] == (13 if first else None)
     tree = BranchAndPrice(s.X, 3, BPSettings(resume=str(path), count_row=second, **TREE_ONLY))
     assert tree.master.count_rows == int(second)
     r = tree.run()
     assert r.status == "optimal" and r.sse == pytest.approx(opt, abs=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 3), st.floats(0.0, 1.0))
+def test_the_count_chain_proves_the_larger_sizes_only_when_they_hold_nothing(seed, k, shift):
+    """Without together pairs and cut penalties, a round whose size k holds
+    no negative column under a count penalty may prove the larger sizes by
+    one more search of size k (``count_chain``).  Whatever it proves must
+    hold: every size's recorded minimum is at most the brute-force minimum
+    of w_C − λ(C) + μ₀ (or that minimum is ≥ 0)."""
+    rng = np.random.default_rng(seed)
+    n = 9
+    X = rng.normal(size=(n, 2))
+    D = MasterProblem(X).D
+    # duals near the neighbour duals, so that size k often holds nothing negative
+    from mipagg.exact.bounds import neighbour_duals
+    lam = neighbour_duals(D, k) * (1.0 + 0.5 * shift)
+    mu0 = float(rng.uniform(0.01, 1.0))
+    cons = replace(PricingConstraints.none(n), count_penalty=mu0)
+    r = pricing_round(PricingContext(D, k), lam, mode="enumeration", constraints=cons,
+                      complete=True)
+    assert r.complete(k)
+    for eta in range(k, 2 * k):
+        best = min(cluster_weight(D, c) - lam[list(c)].sum() + mu0
+                   for c in itertools.combinations(range(n), eta))
+        assert r.min_reduced_costs[eta] <= max(best, 0.0) + 1e-9
+        if best < -1e-9 and not r.columns:
+            raise AssertionError(f"size {eta} holds a negative column the round missed")
+
+
+def test_the_count_chain_spares_the_larger_sizes_at_dual_feasible_duals(monkeypatch):
+    """At the neighbour duals (no cluster has a negative w_C − λ(C)) and a
+    count penalty, the round searches size k twice (at λ − μ₀/k, then at
+    λ − μ₀/(2k−1)) and no larger size, and proves every size at 0."""
+    from mipagg.exact.bounds import neighbour_duals
+    from mipagg.exact.pricing import solvers
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(12, 2))
+    D, k = MasterProblem(X).D, 3
+    searched = []
+    solve = solvers.EnumerationSolver.solve
+
+    def spy(self, D, duals, eta, **options):
+        searched.append(eta)
+        return solve(self, D, duals, eta, **options)
+
+    monkeypatch.setattr(solvers.EnumerationSolver, "solve", spy)
+    cons = replace(PricingConstraints.none(12), count_penalty=0.3)
+    r = pricing_round(PricingContext(D, k), neighbour_duals(D, k), mode="enumeration",
+                      constraints=cons, complete=True)
+    assert searched == [3, 3] and not r.columns
+    assert r.complete(k) and all(r.min_reduced_costs[eta] == 0.0 for eta in range(3, 6))

@@ -195,8 +195,14 @@ class PricingConstraints:
         and no positive cut or count penalty (apart pairs may remain).  Then
         the least reduced costs of the sizes obey r_η/η ≥ r_{η−1}/(η−1)
         (:func:`~.rounds.size_chain`); a count penalty favours the larger
-        sizes and breaks it."""
-        return not self.together and not (self.mu > 0).any() and not self.count_penalty > 0
+        sizes and breaks it (:attr:`count_nested`)."""
+        return self.count_nested and not self.count_penalty > 0
+
+    @property
+    def count_nested(self) -> bool:
+        """:attr:`nested` but for a positive count penalty: no together pair
+        and no positive cut penalty (:meth:`~.rounds._RoundState.count_chain`)."""
+        return not self.together and not (self.mu > 0).any()
 
     def duals_for(self, duals, eta: int) -> np.ndarray:
         """The duals a search of clusters of size η prices with: λ_v − μ₀/η,

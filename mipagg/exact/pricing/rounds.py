@@ -12,7 +12,7 @@ branching constraints and cut penalties.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -160,6 +160,10 @@ def pricing_round(ctx: PricingContext, duals, *, mode="auto", constraints=None,
                 chain or state.out.min_reduced_costs[k] >= 0):
             state.chain_from(eta)       # size k's exact minimum bounds the larger sizes
             break
+        if eta == k + 1 and cons.count_penalty > 0 and cons.count_nested \
+                and k in state.out.exact_sizes and state.out.min_reduced_costs[k] >= 0 \
+                and state.count_chain():
+            break                       # so does one more search of size k
         if eta > n or not cons.feasible or cons.excludes(eta):
             # no allowed cluster of this size: its minimum is +inf, trivially proven
             state.out.min_reduced_costs[eta] = np.inf
@@ -233,6 +237,32 @@ class _RoundState:
                       if not s.exact), None)
             if s is not None:
                 out.columns.extend(self.inexact(s, eta))
+
+    def count_chain(self) -> bool:
+        """Under a count penalty μ₀ > 0 (no together pair, no cut penalty):
+        one more exact search of size k, at λ_v − μ₀/(2k−1).  If no cluster
+        of size k has w_C − λ(C) + kμ₀/(2k−1) < 0, then r_k ≥ −kμ₀/(2k−1)
+        for the least w_C − λ(C) of size k, so by :func:`size_chain`'s
+        inequality r_η ≥ (η/k)·r_k ≥ −μ₀ for every η ≤ 2k − 1: no cluster
+        has a negative reduced cost w_C − λ(C) + μ₀, and the sizes
+        k + 1..2k − 1 are proven at 0 (True).  False when that search finds
+        such a cluster (none of them is an improving column: each has
+        w_C − λ(C) + μ₀ ≥ 0) or stops; the larger sizes are then priced."""
+        k, ctx, out = self.ctx.k, self.ctx, self.out
+        s = self.solver(EXACT, k)
+        left = None if self.deadline is None else self.deadline - time.perf_counter()
+        if s.name != "enumeration" or (left is not None and left <= 0):
+            return False
+        res = s.solve(ctx.D, np.asarray(self.duals, dtype=float) - self.cons.count_penalty
+                      / (2 * k - 1), k, max_columns=1, time_limit=left, tol=ctx.tol,
+                      **s.round_options(ctx, k, replace(self.cons, count_penalty=0.0)))
+        if not (res.exact and res.status == "optimal" and not len(res.columns)):
+            return False
+        for eta in range(k + 1, 2 * k):
+            excluded = eta > ctx.n or self.cons.excludes(eta)
+            out.min_reduced_costs[eta] = np.inf if excluded else 0.0
+            out.exact_sizes.add(eta)
+        return True
 
     def inexact(self, s, eta) -> list:
         """The columns of the inexact (heuristic) solver ``s`` at size η."""
