@@ -253,8 +253,8 @@ class _RoundState:
         left = None if self.deadline is None else self.deadline - time.perf_counter()
         if s.name != "enumeration" or (left is not None and left <= 0):
             return False
-        res = s.solve(ctx.D, np.asarray(self.duals, dtype=float) - self.cons.count_penalty
-                      / (2 * k - 1), k, max_columns=1, time_limit=left, tol=ctx.tol,
+        chain_duals = np.asarray(self.duals, dtype=float) - self.cons.count_penalty / (2 * k - 1)
+        res = s.solve(ctx.D, chain_duals, k, max_columns=1, time_limit=left, tol=ctx.tol,
                       **s.round_options(ctx, k, replace(self.cons, count_penalty=0.0)))
         if not (res.exact and res.status == "optimal" and not len(res.columns)):
             return False
