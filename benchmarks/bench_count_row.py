@@ -55,7 +55,14 @@ from mipagg.subsets import subset  # noqa: E402
 ARMS = (("off", False), ("on", True))
 # options of the checkpoint's run that do not carry over to this probe
 DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
-           "scheduler", "count_row")
+           "scheduler")
+
+
+def resumed_options(ckpt, *also) -> dict:
+    """The options ``ckpt`` was written with (not defaults), but for
+    :data:`DROPPED` and ``also``."""
+    return {o: v for o, v in checkpoint.summary(ckpt)["options"].items()
+            if o not in DROPPED + also}
 
 
 def run_subset(inst, k, time_limit) -> list:
@@ -73,7 +80,7 @@ def run_subset(inst, k, time_limit) -> list:
 
 def run_checkpoint(X, k, path, nodes) -> list:
     ckpt = checkpoint.load(path)
-    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
+    options = resumed_options(ckpt, "count_row")       # each arm sets its own
     start = ckpt.meta["counts"]["nodes"]
     rows = []
     for name, on in ARMS:
@@ -96,17 +103,17 @@ def components(columns, x, n: int, k: int) -> list:
     from scipy.sparse.csgraph import connected_components
 
     frac = np.flatnonzero((x > 1e-6) & (x < 1 - 1e-6))
-    heads = [np.full(len(columns[j]), columns[j][0]) for j in frac]
-    members = [np.asarray(columns[j]) for j in frac]
     if not frac.size:
         return []
+    heads = [np.full(len(columns[j]), columns[j][0]) for j in frac]
+    members = [np.asarray(columns[j]) for j in frac]
     graph = coo_matrix((np.ones(sum(m.size for m in members)),
                         (np.concatenate(heads), np.concatenate(members))), shape=(n, n))
     _, label = connected_components(graph, directed=False)
-    out = []
+    out, support = [], np.flatnonzero(x > 1e-6)
     for c in np.unique(label[np.concatenate(members)]):
         inside = label == c
-        lhs = sum(x[j] * (int(inside[columns[j]].sum()) // k) for j in np.flatnonzero(x > 1e-6))
+        lhs = sum(x[j] * (int(inside[columns[j]].sum()) // k) for j in support)
         out.append((int(inside.sum()), round(float(lhs), 6), int(inside.sum()) // k))
     return out
 
@@ -114,8 +121,7 @@ def components(columns, x, n: int, k: int) -> list:
 def run_components(X, k, path, nodes) -> None:
     """The components of each node's last master LP (module docstring)."""
     ckpt = checkpoint.load(path)
-    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items()
-               if o not in DROPPED or o == "count_row"}
+    options = resumed_options(ckpt)
     solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
     last: dict = {}
 
