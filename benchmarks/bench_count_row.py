@@ -23,12 +23,38 @@ Components mode (``--checkpoint FILE --components``): resumes the tree for
 prints, for each node's last master LP, the connected components S of the
 records its fractional columns cover and, per component, the left-hand side
 Σ_C ⌊|C∩S|/k⌋ x_C of the Chvátal–Gomory cut of S's rows divided by k against
-its right-hand side ⌊|S|/k⌋ (the count row is the cut of all n rows)::
+its right-hand side ⌊|S|/k⌋ (the count row is the cut of all n rows). It
+also solves copies of the node's master LP (its columns only, no pricing, so
+the figures are optimistic) with these cuts as rows (``rise``: the LP value
+gained) and with each side of a branching on the number of groups Σ_C x_C
+(``count_le``, ``count_ge``)::
 
     python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
         --checkpoint docs/results/trees/census_k4_root.npz --nodes 15 --components
 
-``--quick``: one small subset (subset mode) or 3 nodes (checkpoint modes).
+Piece mode (``--checkpoint FILE --count-limit R``): resumes the tree for
+``--time-limit`` seconds with the count row's limit replaced by R (0: as the
+checkpoint was written), one worker and verbose progress lines; its bounds
+hold only for the partitions of at most R groups (one side of a branching on
+the number of groups). Two processes side by side compare the sides::
+
+    python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
+        --checkpoint docs/results/trees/census_k4_root.npz --count-limit 269 --time-limit 900
+    (the same with --count-limit 0)
+
+Roots mode (``--roots LIMITS``): bp's root (column generation and the cut
+rounds of the long recipes, no gap closing, one node) for each entry of
+LIMITS: ``none`` (the problem itself), an integer R (partitions of at most R
+groups: the count row's limit replaced for the run) or ``size`` (clusters of
+size k only, the partitions of exactly n/k groups when k divides n). These are
+the two sides of a branching on the number of groups at the root; the bounds
+hold only for the partitions each side keeps::
+
+    python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
+        --roots none,269,268,size --initial instances/solutions/census_k4.csv
+
+``--quick``: one small subset (subset mode), 3 nodes (checkpoint modes),
+30 s (piece mode) or the first entry (roots mode).
 """
 
 from __future__ import annotations
@@ -37,6 +63,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +78,10 @@ from mipagg.exact.bp import branch_and_price  # noqa: E402
 from mipagg.exact.master import MasterProblem  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
+from mipagg.verify import read_labels  # noqa: E402
 
 ARMS = (("off", False), ("on", True))
+ROOT_RECIPE = {"max_cut_rounds": 30, "tail_off": 0.005, "min_violation": 0.02}  # casc_gap §71
 # options of the checkpoint's run that do not carry over to this probe
 DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
            "scheduler")
@@ -96,9 +125,9 @@ def run_checkpoint(X, k, path, nodes) -> list:
     return rows
 
 
-def components(columns, x, n: int, k: int) -> list:
-    """(|S|, Σ_C ⌊|C∩S|/k⌋ x_C, ⌊|S|/k⌋) for each connected component S of
-    the records covered by the fractional columns of ``x``."""
+def components(columns, x, n: int) -> list:
+    """The connected components of the records covered by the fractional
+    columns of ``x``, as boolean masks over the n records."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -110,11 +139,45 @@ def components(columns, x, n: int, k: int) -> list:
     graph = coo_matrix((np.ones(sum(m.size for m in members)),
                         (np.concatenate(heads), np.concatenate(members))), shape=(n, n))
     _, label = connected_components(graph, directed=False)
-    out, support = [], np.flatnonzero(x > 1e-6)
-    for c in np.unique(label[np.concatenate(members)]):
-        inside = label == c
-        lhs = sum(x[j] * (int(inside[columns[j]].sum()) // k) for j in support)
-        out.append((int(inside.sum()), round(float(lhs), 6), int(inside.sum()) // k))
+    return [label == c for c in np.unique(label[np.concatenate(members)])]
+
+
+def component_rows(columns, x, masks, k: int) -> list:
+    """For each component mask S: (|S|, Σ_C ⌊|C∩S|/k⌋ x_C, ⌊|S|/k⌋, the
+    coefficients ⌊|C∩S|/k⌋ of every column)."""
+    out = []
+    for inside in masks:
+        coef = np.array([int(inside[c].sum()) // k for c in columns])
+        lhs = float(coef[:x.size] @ x)
+        out.append((int(inside.sum()), round(lhs, 6), int(inside.sum()) // k, coef))
+    return out
+
+
+def lp_probes(master, rows, count: float) -> dict:
+    """Optimistic LP values on a copy of ``master``'s LP (its columns, no
+    pricing, which could only lower them): ``rise``, what the component cuts
+    ``rows`` add together; ``count_le`` and ``count_ge``, what the two sides
+    of a branching on the number of groups Σ_C x_C = ``count`` add
+    (Σ_C x_C ≤ ⌊count⌋ and ≥ ⌈count⌉)."""
+    import highspy
+
+    inf = highspy.kHighsInf
+    h, offset = master.lp_copy()
+    h.run()
+    base = h.getInfo().objective_function_value
+    out = {}
+    every = np.arange(len(master.columns))
+    for name, lo, hi in (("count_le", -inf, np.floor(count)), ("count_ge", np.ceil(count), inf)):
+        h.addRow(lo, hi, every.size, (every + offset).astype(np.int32), np.ones(every.size))
+        h.run()
+        out[name] = round(h.getInfo().objective_function_value - base, 6)
+        h.deleteRows(1, np.array([h.getNumRow() - 1], dtype=np.int32))
+    for _, _, rhs, coef in rows:
+        idx = np.flatnonzero(coef)
+        h.addRow(-inf, float(rhs), idx.size, (idx + offset).astype(np.int32),
+                 coef[idx].astype(float))
+    h.run()
+    out["rise"] = round(h.getInfo().objective_function_value - base, 6) if rows else 0.0
     return out
 
 
@@ -122,6 +185,7 @@ def run_components(X, k, path, nodes) -> None:
     """The components of each node's last master LP (module docstring)."""
     ckpt = checkpoint.load(path)
     options = resumed_options(ckpt)
+    incumbent = ckpt.meta["incumbent_sse"]
     solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
     last: dict = {}
 
@@ -134,9 +198,13 @@ def run_components(X, k, path, nodes) -> None:
     def solve_(self, time_limit=None):
         sol = solve(self, time_limit)
         if sol is not None:
-            comps = components(self.columns, np.asarray(sol.x), self.n, k)
-            last.update(lp=sol.value, count=round(float(sol.x.sum()), 6), components=comps,
-                        most_violated=max((lhs - rhs for _, lhs, rhs in comps), default=None))
+            x = np.asarray(sol.x)
+            rows = component_rows(self.columns, x, components(self.columns, x, self.n), k)
+            last.update(lp=sol.value, gap=round(incumbent - sol.value, 6),
+                        count=round(float(sol.x.sum()), 6),
+                        components=[r[:3] for r in rows],
+                        most_violated=max((lhs - rhs for _, lhs, rhs, _ in rows), default=None),
+                        **lp_probes(self, rows, float(x.sum())))
         return sol
 
     MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
@@ -145,6 +213,60 @@ def run_components(X, k, path, nodes) -> None:
                          **options)
     finally:
         MasterProblem.solve, MasterProblem.set_allowed = solve, set_allowed
+
+
+@contextmanager
+def root_restriction(k: int, limit: str):
+    """bp restricted as ``limit`` says (roots mode, module docstring) inside
+    the ``with`` block."""
+    from mipagg.exact import bproot
+    from mipagg.exact.pricing.constraints import PricingConstraints, size_mask
+
+    saved = (bproot.count_limit, PricingConstraints.build, MasterProblem.add_columns)
+    if limit == "size":
+        build, add = PricingConstraints.build.__func__, MasterProblem.add_columns
+        others = size_mask(range(k + 1, 2 * k))
+        PricingConstraints.build = classmethod(
+            lambda cls, n, sizes_out=0, **kw: build(cls, n, sizes_out=sizes_out | others, **kw))
+        MasterProblem.add_columns = lambda self, cs: add(self, [c for c in cs if len(c) == k])
+    elif limit != "none":
+        bproot.count_limit = lambda n, k_: int(limit)
+    try:
+        yield
+    finally:
+        bproot.count_limit, PricingConstraints.build, MasterProblem.add_columns = saved
+
+
+def run_piece(X, k, path, limit: int, seconds: float) -> None:
+    """Piece mode (module docstring): the tree of ``path`` resumed for
+    ``seconds`` with the count row's limit ``limit`` (0: as saved)."""
+    ckpt = checkpoint.load(path)
+    options = resumed_options(ckpt, "count_row")
+    start = ckpt.meta["counts"]["nodes"]
+    t0 = time.perf_counter()
+    with root_restriction(k, str(limit) if limit else "none"):
+        r = branch_and_price(X, k, resume=path, time_limit=seconds, verbose=True,
+                             count_row=bool(limit) or bool(ckpt.meta.get("count_rows")),
+                             **options)
+    s = r.summary()
+    print(json.dumps({"checkpoint": str(path), "count_limit": limit, "nodes": s["nodes"] - start,
+                      "open": s["open_nodes"], "lower_bound": r.lower_bound,
+                      "tree_estimate": s["tree_estimate"], "seconds": round(
+                          time.perf_counter() - t0, 1)}), flush=True)
+
+
+def run_roots(X, k, limits, initial) -> None:
+    """The root bounds of each restriction (roots mode, module docstring)."""
+    for limit in limits:
+        t0 = time.perf_counter()
+        with root_restriction(k, limit):
+            r = branch_and_price(X, k, initial=initial, node_limit=1, threads=1,
+                                 close_gap=False, node_close_time=0, **ROOT_RECIPE)
+        s = r.summary()
+        print(json.dumps({"limit": limit, "root_lp_bound": s["root_lp_bound"],
+                          "root_cut_bound": s["root_cut_bound"], "cut_rounds": s["cut_rounds"],
+                          "incumbent": r.sse, "seconds": round(time.perf_counter() - t0, 1)}),
+              flush=True)
 
 
 def main(argv=None) -> int:
@@ -160,14 +282,32 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=40)
     ap.add_argument("--components", action="store_true",
                     help="checkpoint mode: the fractional components of each node's LP")
+    ap.add_argument("--count-limit", type=int,
+                    help="checkpoint mode: resume for --time-limit s with the count row's "
+                         "limit R (0: as saved)")
+    ap.add_argument("--roots", help="roots mode: none, R (at most R groups) or size, "
+                                    "comma-separated")
+    ap.add_argument("--initial", help="roots mode: a label file to start from")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     print(json.dumps({"version": __version__, "machine": machine(), "argv": sys.argv[1:]}))
+    if args.roots:
+        if args.k is None:
+            ap.error("--roots needs --k")
+        limits = args.roots.split(",")[:1 if args.quick else None]
+        initial = read_labels(args.initial) if args.initial else None
+        run_roots(read_csv(args.data).X, args.k, limits, initial)
+        return 0
     if args.checkpoint:
         if args.k is None:
             ap.error("--checkpoint needs --k")
+        X = read_csv(args.data).X
+        if args.count_limit is not None:
+            run_piece(X, args.k, args.checkpoint, args.count_limit,
+                      30.0 if args.quick else args.time_limit)
+            return 0
         run = run_components if args.components else run_checkpoint
-        run(read_csv(args.data).X, args.k, args.checkpoint, 3 if args.quick else args.nodes)
+        run(X, args.k, args.checkpoint, 3 if args.quick else args.nodes)
         return 0
     sizes = [31] if args.quick else [int(v) for v in args.sizes.split(",")]
     ks = [3] if args.quick else [int(v) for v in args.ks.split(",")]

@@ -542,6 +542,14 @@ class MasterProblem:
         m = len(self.columns)
         return np.ones(m, dtype=bool) if self._allowed is None else self._allowed.copy()
 
+    def lp_copy(self) -> tuple:
+        """(a separate HiGHS instance holding a copy of this LP, the column
+        bounds of the current mask included; the position of column 0 in it):
+        for probes that add rows without touching the master."""
+        h = new_highs()
+        h.passModel(self._highs.getLp())
+        return h, self._offset
+
     def columns_of(self, record) -> list[int]:
         """Indices of the columns that hold ``record``."""
         return self._by_record[int(record)]

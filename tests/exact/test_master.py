@@ -318,3 +318,32 @@ def test_the_cut_table_prices_as_the_cuts_built_one_by_one(batches, apart):
                      "comp_of", "apart_start", "apart_idx"):
             assert np.array_equal(getattr(got, name), getattr(want, name)), name
         assert got.sizes_out == want.sizes_out and got.apart == want.apart
+
+
+def test_an_lp_copy_takes_a_row_without_touching_the_master():
+    """lp_copy: the same LP value under the current mask; a row added to the
+    copy (at most one of the random columns) raises the copy's value to
+    scipy's LP with that row, and the master's next solve is unchanged."""
+    rng, X, mp = _dual_master(7, 30)
+    allowed = np.ones(len(mp.columns), dtype=bool)
+    allowed[6::2] = False
+    mp.set_allowed(allowed)
+    value = mp.solve().value
+    h, offset = mp.lp_copy()
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(value, rel=1e-9)
+    idx = np.arange(6, len(mp.columns))
+    h.addRow(-np.inf, 1.0, idx.size, (idx + offset).astype(np.int32), np.ones(idx.size))
+    h.run()
+    n = X.shape[0]
+    A = np.zeros((n, len(mp.columns)))
+    for j, c in enumerate(mp.columns):
+        A[c, j] = 1.0
+    row = np.zeros((1, len(mp.columns)))
+    row[0, 6:] = 1.0
+    ref = linprog(mp.weights, A_ub=row, b_ub=[1.0], A_eq=A, b_eq=np.ones(n),
+                  bounds=[(0, None if a else 0) for a in allowed], method="highs")
+    assert ref.status == 0
+    assert h.getInfo().objective_function_value == pytest.approx(ref.fun, rel=1e-8)
+    assert h.getInfo().objective_function_value >= value - 1e-9
+    assert mp.solve().value == pytest.approx(value, rel=1e-12)
