@@ -48,10 +48,12 @@ LIMITS: ``none`` (the problem itself), an integer R (partitions of at most R
 groups: the count row's limit replaced for the run) or ``size`` (clusters of
 size k only, the partitions of exactly n/k groups when k divides n). These are
 the two sides of a branching on the number of groups at the root; the bounds
-hold only for the partitions each side keeps::
+hold only for the partitions each side keeps. ``--tree-seconds S``: each
+restriction's tree for S seconds instead, with the rest of the long recipe
+(one worker)::
 
     python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
-        --roots none,269,268,size --initial instances/solutions/census_k4.csv
+        --roots none,269,268,size --initial instances/solutions/census_k4.csv [--tree-seconds 900]
 
 ``--quick``: one small subset (subset mode), 3 nodes (checkpoint modes),
 30 s (piece mode) or the first entry (roots mode).
@@ -82,6 +84,9 @@ from mipagg.verify import read_labels  # noqa: E402
 
 ARMS = (("off", False), ("on", True))
 ROOT_RECIPE = {"max_cut_rounds": 30, "tail_off": 0.005, "min_violation": 0.02}  # casc_gap §71
+TREE_RECIPE = {"branching": "reliability:4", "node_close_time": 120, "column_fixing": True,
+               "plunge": 1, "node_close_nested": True, "size_fixing": True,
+               "node_pricing": "exact", "node_cut_rounds": 1}          # the rest of §71's
 # options of the checkpoint's run that do not carry over to this probe
 DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
            "scheduler")
@@ -255,18 +260,22 @@ def run_piece(X, k, path, limit: int, seconds: float) -> None:
                           time.perf_counter() - t0, 1)}), flush=True)
 
 
-def run_roots(X, k, limits, initial) -> None:
-    """The root bounds of each restriction (roots mode, module docstring)."""
+def run_roots(X, k, limits, initial, seconds=None) -> None:
+    """The root bounds of each restriction (roots mode, module docstring);
+    with ``seconds``, its tree for that long with the long recipe."""
     for limit in limits:
         t0 = time.perf_counter()
+        run = {"node_limit": 1, "close_gap": False, "node_close_time": 0} if seconds is None \
+            else {"time_limit": seconds, "verbose": True, **TREE_RECIPE}
         with root_restriction(k, limit):
-            r = branch_and_price(X, k, initial=initial, node_limit=1, threads=1,
-                                 close_gap=False, node_close_time=0, **ROOT_RECIPE)
+            r = branch_and_price(X, k, initial=initial, threads=1, **ROOT_RECIPE, **run)
         s = r.summary()
         print(json.dumps({"limit": limit, "root_lp_bound": s["root_lp_bound"],
                           "root_cut_bound": s["root_cut_bound"], "cut_rounds": s["cut_rounds"],
-                          "incumbent": r.sse, "seconds": round(time.perf_counter() - t0, 1)}),
-              flush=True)
+                          "incumbent": r.sse, "lower_bound": r.lower_bound, "status": str(r.status),
+                          "nodes": s["nodes"], "open": s["open_nodes"],
+                          "tree_estimate": s["tree_estimate"],
+                          "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
 
 
 def main(argv=None) -> int:
@@ -288,6 +297,8 @@ def main(argv=None) -> int:
     ap.add_argument("--roots", help="roots mode: none, R (at most R groups) or size, "
                                     "comma-separated")
     ap.add_argument("--initial", help="roots mode: a label file to start from")
+    ap.add_argument("--tree-seconds", type=float,
+                    help="roots mode: each restriction's tree for this long (one worker)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     print(json.dumps({"version": __version__, "machine": machine(), "argv": sys.argv[1:]}))
@@ -296,7 +307,8 @@ def main(argv=None) -> int:
             ap.error("--roots needs --k")
         limits = args.roots.split(",")[:1 if args.quick else None]
         initial = read_labels(args.initial) if args.initial else None
-        run_roots(read_csv(args.data).X, args.k, limits, initial)
+        run_roots(read_csv(args.data).X, args.k, limits, initial,
+                  30.0 if args.quick and args.tree_seconds else args.tree_seconds)
         return 0
     if args.checkpoint:
         if args.k is None:
