@@ -50,7 +50,7 @@ size k only, the partitions of exactly n/k groups when k divides n). These are
 the two sides of a branching on the number of groups at the root; the bounds
 hold only for the partitions each side keeps. ``--tree-seconds S``: each
 restriction's tree for S seconds instead, with the rest of the long recipe
-(one worker)::
+(``--workers``, default one)::
 
     python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
         --roots none,269,268,size --initial instances/solutions/census_k4.csv [--tree-seconds 900]
@@ -260,13 +260,13 @@ def run_piece(X, k, path, limit: int, seconds: float) -> None:
                           time.perf_counter() - t0, 1)}), flush=True)
 
 
-def run_roots(X, k, limits, initial, seconds=None) -> None:
+def run_roots(X, k, limits, initial, seconds=None, workers=1) -> None:
     """The root bounds of each restriction (roots mode, module docstring);
-    with ``seconds``, its tree for that long with the long recipe."""
+    with ``seconds``, its tree for that long with the long recipe on ``workers``."""
     for limit in limits:
         t0 = time.perf_counter()
         run = {"node_limit": 1, "close_gap": False, "node_close_time": 0} if seconds is None \
-            else {"time_limit": seconds, "verbose": True, **TREE_RECIPE}
+            else {"time_limit": seconds, "verbose": True, "workers": workers, **TREE_RECIPE}
         with root_restriction(k, limit):
             r = branch_and_price(X, k, initial=initial, threads=1, **ROOT_RECIPE, **run)
         s = r.summary()
@@ -298,7 +298,8 @@ def main(argv=None) -> int:
                                     "comma-separated")
     ap.add_argument("--initial", help="roots mode: a label file to start from")
     ap.add_argument("--tree-seconds", type=float,
-                    help="roots mode: each restriction's tree for this long (one worker)")
+                    help="roots mode: each restriction's tree for this long")
+    ap.add_argument("--workers", type=int, default=1, help="roots mode: the trees' workers")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     print(json.dumps({"version": __version__, "machine": machine(), "argv": sys.argv[1:]}))
@@ -308,7 +309,7 @@ def main(argv=None) -> int:
         limits = args.roots.split(",")[:1 if args.quick else None]
         initial = read_labels(args.initial) if args.initial else None
         run_roots(read_csv(args.data).X, args.k, limits, initial,
-                  30.0 if args.quick and args.tree_seconds else args.tree_seconds)
+                  30.0 if args.quick and args.tree_seconds else args.tree_seconds, args.workers)
         return 0
     if args.checkpoint:
         if args.k is None:
