@@ -307,6 +307,9 @@ def main(argv=None) -> int:
         if args.k is None:
             ap.error("--roots needs --k")
         limits = args.roots.split(",")[:1 if args.quick else None]
+        bad = [v for v in limits if v not in ("none", "size") and not (v.isdigit() and int(v) > 0)]
+        if bad:
+            ap.error(f"--roots takes none, size or positive integers, got {bad}")
         initial = read_labels(args.initial) if args.initial else None
         run_roots(read_csv(args.data).X, args.k, limits, initial,
                   30.0 if args.quick and args.tree_seconds else args.tree_seconds, args.workers)
