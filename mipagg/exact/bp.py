@@ -63,6 +63,7 @@ from . import checkpoint as checkpoints, nodeclosing, nodecuts
 from .bases import BasisBook
 from .bounds import gap
 from .bproot import BPRoot, earliest
+from .countsplit import describe
 from .cuts import rank1
 from .diving import dive
 from .fixing import PairFixing, fix_sizes
@@ -95,7 +96,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
             "node_cuts", "warm_starts", "lp_stalls", "lp_retries", "rank1_cuts", "workers",
             "neighbourhood_solves", "closing_bound", "aggregation",
-            "resumed_nodes", "checkpoint", "part")
+            "resumed_nodes", "checkpoint", "part", "restriction")
 
 
 @dataclass
@@ -114,7 +115,9 @@ class BranchAndPriceResult:
     rounds; ``cuts``: subset-row cuts in the master; ``nodes``: nodes
     processed (the root is 1); ``open_nodes``: left unexplored at return.
     ``closed_by``: "root" (bound met the incumbent), "gap_closing", "tree" or
-    None."""
+    None.  ``restriction``: with ``max_groups`` or ``max_size``, the class of
+    partitions that ``status`` and ``lower_bound`` speak of (the partition
+    itself may lie outside it), else None."""
 
     partition: Partition
     sse: float
@@ -167,6 +170,7 @@ class BranchAndPriceResult:
     resumed_nodes: int = 0          # nodes of the checkpoint this run resumed (mipagg.exact.checkpoint)
     checkpoint: str | None = None   # the checkpoint this run wrote last, or None
     part: dict | None = None        # a part of a split tree (mipagg.exact.treeparts): its bound
+    restriction: str | None = None  # the class status and bound cover (max_groups, max_size)
     log: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -228,7 +232,8 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
                      tree_mip=None, reclose_root=False, workers=1, scheduler=None,
                      checkpoint=None, checkpoint_every=600.0, checkpoint_bases=16384,
                      retire_cuts=True, resume=None, lp_stall_time="auto", lp_stall_dump=None,
-                     node_lp_perturbation=False, count_row=True, settings=None,
+                     node_lp_perturbation=False, count_row=True, max_groups=None,
+                     max_size=None, settings=None,
                      verbose=False) -> BranchAndPriceResult:
     """Branch-and-price with subset-row cuts (module docstring): an optimal
     k-partition, or under a limit the best partition with a certified bound.
@@ -434,6 +439,13 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         partition has; at the open nodes of the Tarragona k = 5 tree
         (n = 834) it raised the node LP bound by about 0.012 SSE units, more
         than the gap left (docs/bench/casc_gap.md §75).
+    max_groups, max_size : restrict the run to the partitions into at most
+        ``max_groups`` groups (the count row with that limit) or into groups
+        of at most ``max_size`` records (larger clusters never enter): the
+        status and the bound then hold for that class only (the result's
+        ``restriction``), while the partition returned is the best found,
+        perhaps outside it.  The two sides of a proof split on the number of
+        groups (:mod:`~mipagg.exact.countsplit`).
     settings : a :class:`~mipagg.exact.settings.BPSettings` (or a dict, e.g.
         a TOML table) holding these options at once; keyword options that
         differ from their defaults override it.
@@ -474,7 +486,7 @@ def branch_and_price(X, k, *, time_limit=None, node_limit=None, initial=None, cu
         checkpoint_every=checkpoint_every, checkpoint_bases=checkpoint_bases,
         retire_cuts=retire_cuts, resume=resume, lp_stall_time=lp_stall_time,
         lp_stall_dump=lp_stall_dump, node_lp_perturbation=node_lp_perturbation,
-        count_row=count_row))
+        count_row=count_row, max_groups=max_groups, max_size=max_size))
     with stoppable():   # Ctrl-C under graceful_stops: status "interrupted"
         return BranchAndPrice(X, k, settings, initial=initial, verbose=verbose).run()
 
@@ -579,7 +591,8 @@ class BranchAndPrice(BPRoot):
             self.tree_started = True
             self.tree_clock = (time.perf_counter(), self.nodes)
             if not self.prune(self.root_bound):
-                self.branch(Node(self.root_bound, 0, -1), root.solution, self.root_bound)
+                self.branch(Node(self.root_bound, 0, -1, sizes_out=self.ctx.none.sizes_out),
+                            root.solution, self.root_bound)
         self.search_tree(t0)
 
     def search_tree(self, t0: float) -> None:
@@ -958,6 +971,7 @@ class BranchAndPrice(BPRoot):
             closing_bound=float(self.closing_bound) if np.isfinite(self.closing_bound) else None,
             resumed_nodes=self.resumed_nodes, checkpoint=self.checkpoint_written,
             columns_fixed=self.columns_fixed, node_fixed_sizes=self.node_fixed_sizes, part=part,
+            restriction=describe(self.settings.max_groups, self.settings.max_size),
             **self.fixing_fields())
 
     def final_estimate(self, status, open_bounds) -> int | None:

@@ -25,7 +25,7 @@ from .colgen import ColumnGeneration, Rounder, initial_partition
 from .diving import dive, is_integral
 from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
-from .master import MasterProblem, cluster_weight, count_limit, set_partitioning_mip
+from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .neighbourhood import exact_neighbourhood_search
 from .nodeclosing import cut_constraints
 from .rules import CUT_FAMILIES, NODE_SELECTIONS, load
@@ -122,8 +122,8 @@ class BPRoot(ColumnGeneration):
             self.rounder.offer(p0)
         self.master = MasterProblem(X, self.D, artificial_cost=self.rounder.best_sse + 1.0,
                                     algorithm=self.algorithm,
-                                    count_limit=count_limit(X.shape[0], k)
-                                    if self.settings.count_row else None)
+                                    count_limit=self.count_limit,
+                                    max_size=self.settings.max_size)
         for groups in seeds + [self.rounder.best.groups()]:
             self.master.add_columns(groups)
         self.seconds = {"root": 0.0, "cuts": 0.0, "dive": 0.0, "mip": 0.0, "close_gap": 0.0,
@@ -268,7 +268,7 @@ class BPRoot(ColumnGeneration):
         t0, old = time.perf_counter(), self.fixer
         self.fixer = PairFixing(self.D, self.k)
         self.fixer.fix_root(stop.duals, stop.bound, self.rounder.best_sse, self.master.cuts,
-                            stop.cut_duals, stop.count_penalty)
+                            stop.cut_duals, stop.count_penalty, self.ctx.none.sizes_out)
         if old is not None:             # fixed at earlier duals: still valid
             self.fixer.fixed |= old.fixed
         self.seconds["fixing"] += time.perf_counter() - t0
@@ -408,6 +408,7 @@ class BPRoot(ColumnGeneration):
         """One gap-closing attempt at the root's certified duals (``stop``)
         below the current incumbent."""
         cons = cut_constraints(self.master, self.n, stop.cut_duals, apart=self.root_fixed(),
+                               sizes_out=self.ctx.none.sizes_out,
                                count_penalty=stop.count_penalty)
         rounder = self.rounder
         self.reclosed_at = rounder.best_sse

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from ..partition import Partition
 from . import cutretire, pairtable
 from .bases import SavedPool, nearest_bases, pack, ragged, unpack
@@ -422,7 +422,8 @@ def summary(ckpt: Checkpoint) -> dict:
         "open_bound_quantiles": _quantiles(nb), "open_depth_quantiles": _quantiles(depth),
         "open_gap": open_gap(cutoff, nb.tolist()),
         "columns": len(ckpt.columns), "cuts": len(rows),
-        "count_row": meta["n"] // meta["k"] if meta.get("count_rows") else None,
+        "count_row": (meta.get("settings", {}).get("max_groups") or meta["n"] // meta["k"])
+        if meta.get("count_rows") else None,
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"], "retired_cuts": counts.get("retired_cuts", 0),
         "fixed_pairs": None if ckpt.fixed is None else int(np.count_nonzero(ckpt.fixed)),
@@ -545,4 +546,9 @@ def prepare(X, k, settings) -> Checkpoint | None:
         raise DataError(f"checkpoint {settings.resume!r} was made for other data or another k "
                         f"(n = {ckpt.meta['n']}, k = {ckpt.meta['k']}); this run has n = {n}, "
                         f"k = {k}")
+    saved = ckpt.meta.get("settings", {})
+    for name in ("max_groups", "max_size"):     # a restricted tree's bounds hold for its class
+        if saved.get(name) != getattr(settings, name):
+            raise ParameterError(f"checkpoint {settings.resume!r} was made with {name} = "
+                                 f"{saved.get(name)}; this run has {getattr(settings, name)}")
     return ckpt

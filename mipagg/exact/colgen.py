@@ -35,6 +35,7 @@ from ..status import Status, StatusResult, summary_fields
 from ..validation import as_rows, check_k
 from .aggregation import AggregationResult, aggregated_root
 from .bounds import gap, neighbour_bound
+from .countsplit import restriction
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, squared_distances
 from .node import IterationLog, solve_node
@@ -417,7 +418,11 @@ class ColumnGeneration:
                                         gap_tol=settings.gap_tol, now=self.t_start)
         self.D = squared_distances(self.X)
         threads = settings.threads
-        self.ctx = PricingContext(self.D, self.k,
+        # a run restricted to one side of a split proof (bp's max_groups, max_size)
+        self.count_limit, sizes_out = restriction(
+            self.n, self.k, getattr(settings, "max_groups", None),
+            getattr(settings, "max_size", None), getattr(settings, "count_row", False))
+        self.ctx = PricingContext(self.D, self.k, sizes_out=sizes_out,
                                   threads=default_threads() if threads is None else threads)
         self.progress = Progress(self.name, enabled=verbose)
         self.iterations = 0

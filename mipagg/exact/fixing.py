@@ -207,11 +207,13 @@ class PairFixing:
         return pair_bounds(self.D, duals, self.k, pairs, self.H, cuts, mu, sizes_out) \
             + max(float(count_penalty), 0.0)
 
-    def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None, count_penalty=0.0) -> int:
-        """Root fixing at the duals where ``bound`` is certified; returns the
+    def fix_root(self, duals, bound, ub, cuts=(), cut_duals=None, count_penalty=0.0,
+                 sizes_out=0) -> int:
+        """Root fixing at the duals where ``bound`` is certified (over the
+        sizes not in ``sizes_out``, those of a restricted run); returns the
         number of pairs fixed for the whole tree."""
-        self._root = (self.bounds(duals, cuts, cut_duals, count_penalty=count_penalty),
-                      float(bound))
+        self._root = (self.bounds(duals, cuts, cut_duals, sizes_out=sizes_out,
+                                  count_penalty=count_penalty), float(bound))
         return self.refresh(ub)
 
     def refresh(self, ub) -> int:

@@ -50,6 +50,8 @@ def gap_columns(D, k, duals, threshold, best, max_columns, deadline, *, constrai
     weights = [cluster_weight(D, g) for g in columns]
     left_cap = max_columns
     for eta in range(k, min(2 * k, n + 1)):
+        if constraints is not None and constraints.excludes(eta):
+            continue
         outcome, found = enumerate_below(
             D, duals if constraints is None else constraints.duals_for(duals, eta), eta,
             threshold, max_columns=left_cap + 1, deadline=deadline,

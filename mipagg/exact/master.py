@@ -135,7 +135,11 @@ class MasterProblem:
       rows).  With R = ⌊n/k⌋ it is valid for every k-partition, whose groups
       have k records or more (the Chvátal–Gomory rounding of Σ_C |C| x_C = n
       divided by k), and cuts off the LP's n/k groups of size k when k does
-      not divide n (docs/bench/casc_gap.md §75).
+      not divide n (docs/bench/casc_gap.md §75).  A smaller R restricts the
+      problem to the partitions into at most R groups (one side of a split
+      on the number of groups, :mod:`~mipagg.exact.countsplit`).
+    * ``max_size`` s: clusters of more than s records never enter (the
+      other side of that split).
     * ``artificial_cost``: one artificial column per record (cost M) keeps
       the LP feasible when a node forbids every column covering a record; a
       solution using one has ``artificial`` > 0.
@@ -161,7 +165,7 @@ class MasterProblem:
 
     def __init__(self, X: np.ndarray, D: np.ndarray | None = None, *,
                  artificial_cost: float | None = None, algorithm: str = "primal",
-                 count_limit: int | None = None):
+                 count_limit: int | None = None, max_size: int | None = None):
         import highspy
 
         X = np.asarray(X, dtype=float)
@@ -190,6 +194,7 @@ class MasterProblem:
         if self.count_limit is not None:
             h.addRow(-highspy.kHighsInf, float(self.count_limit), 0, empty, np.zeros(0))
         self._cut0 = self.n + self.count_rows     # the first cut row
+        self.max_size = max_size    # add_columns drops larger clusters (None: no limit)
         self._highs = h
         self.lp_retries = 0         # LP runs again after a failed one (_run)
         self.stall_time: float | None = None   # seconds before an LP run counts as stalled
@@ -269,11 +274,12 @@ class MasterProblem:
     def add_columns(self, clusters) -> int:
         """Append the clusters not yet present (with their coefficients in the
         cut rows); returns how many were added.  A new column is allowed
-        unless :meth:`set_allowed` is given a mask covering it."""
+        unless :meth:`set_allowed` is given a mask covering it.  A cluster of
+        more than ``max_size`` records is left out."""
         new, costs = [], []
         for c in clusters:
             key = tuple(sorted(set(np.asarray(c, dtype=np.int64).tolist())))
-            if key in self._index:
+            if key in self._index or (self.max_size is not None and len(key) > self.max_size):
                 continue
             if not key or key[0] < 0 or key[-1] >= self.n:
                 raise DataError(f"column {list(key)} is not a set of records 0..{self.n - 1}")

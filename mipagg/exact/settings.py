@@ -438,6 +438,8 @@ class BPSettings(_Loadable):
     lp_stall_dump: str | None = None
     node_lp_perturbation: bool = False
     count_row: bool = True
+    max_groups: int | None = None
+    max_size: int | None = None
 
     def __post_init__(self):
         from .rules import (
@@ -485,6 +487,8 @@ class BPSettings(_Loadable):
         if self.workers is None:
             raise ParameterError("workers must be a positive integer, got None")
         _positive_int("workers", self.workers)
+        for name in ("max_groups", "max_size"):
+            _positive_int(name, getattr(self, name))
         sch = self.scheduler
         if sch is not None and not hasattr(sch, "submit") and not (isinstance(sch, str)
                                                                    and sch.strip()):

@@ -70,9 +70,11 @@ class PricingContext:
     once, the prefix sums of every record's sorted edges (O(n² + n k log k),
     shared by all sizes), one :class:`~.search.SearchSpace` per size, the
     negative-column tolerance ``tol`` = 1e-9·max(1, max D) and ``threads``
-    for the exact search."""
+    for the exact search.  ``sizes_out``: the cluster sizes no search
+    prices (a bit mask, :func:`~.constraints.size_mask`), held by
+    :attr:`none`, the constraints of a node without branching."""
 
-    def __init__(self, D, k: int, *, threads: int = 1):
+    def __init__(self, D, k: int, *, threads: int = 1, sizes_out: int = 0):
         n = D.shape[0]
         D, _, _ = check_pricing_input(D, np.zeros(n), min(2, n))
         self.D = D
@@ -83,7 +85,7 @@ class PricingContext:
         self.sizes = [eta for eta in range(k, 2 * k) if eta <= n]
         self._edge_sums = edge_prefix_sums(D, 2 * k - 2) if n > 1 else np.zeros((n, 2 * k - 1))
         self._spaces: dict[int, SearchSpace] = {}
-        self.none = PricingConstraints.none(n)
+        self.none = PricingConstraints.build(n, sizes_out=sizes_out)
 
     @property
     def edge_sums(self) -> np.ndarray:

@@ -1,0 +1,168 @@
+"""A proof split on the number of groups (issue 22: Census k = 4).
+
+An optimal k-partition with groups of k..2k−1 records exists (seed 001
+Proposition 2.2), and such a partition of n = mk + r records (0 ≤ r < k)
+has at most m groups.  So every one of them lies in one of two classes:
+
+- side "groups": at most m − 1 groups (``bp`` option ``max_groups``, the
+  master's count row Σ_C x_C ≤ m − 1);
+- side "sizes": exactly m groups, whose sizes then add up to n with at most
+  r records over k each, so no group has more than k + r records (``bp``
+  option ``max_size``: clusters of more than k + r records never enter the
+  master or the pricing).  When k divides n that is "groups of k only".
+
+A ``bp`` run restricted to a class certifies a bound on the partitions of
+that class only, and its incumbent may lie outside it (any partition it
+found: the starting one, MDAV's).  The least of the two sides' bounds is a
+bound on the problem, and when both sides are proven (no partition of
+either class is better than its incumbent) the better incumbent is optimal.
+At the root of the Census k = 4 tree the two sides' trees were estimated at
+about 25 000 and 11 000 nodes, against 87 000 for the problem's own tree
+(docs/bench/casc_gap.md §76): the LP of every node mixes the two classes,
+about 269.5 groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import ParameterError
+from ..partition import Partition
+from ..status import Status
+from .bounds import gap
+from .master import count_limit
+from .pricing.constraints import size_mask
+
+__all__ = ["restriction", "describe", "sides", "combine", "split_by_groups", "SplitResult"]
+
+
+def restriction(n: int, k: int, max_groups=None, max_size=None,
+                count_row: bool = True) -> tuple[int | None, int]:
+    """The master's count limit R (None: no count row) and the cluster
+    sizes excluded (a bit mask, :func:`~.pricing.constraints.size_mask`)
+    of a ``bp`` run with these options on n records; a limit outside its
+    range raises :class:`~mipagg.errors.ParameterError`.
+
+    >>> restriction(1080, 4), restriction(1080, 4, max_groups=269)
+    ((None, 0), (269, 0))
+    >>> restriction(834, 4, max_size=6)
+    (208, 128)
+    """
+    least = -(-n // (2 * k - 1))            # groups of 2k − 1 records at most
+    if max_groups is not None and not least <= max_groups <= n // k:
+        raise ParameterError(f"max_groups must be in {least}..{n // k} for n = {n} and "
+                             f"k = {k} (groups of k..2k-1 records), got {max_groups}")
+    if max_size is not None and not k <= max_size <= 2 * k - 1:
+        raise ParameterError(f"max_size must be in {k}..{2 * k - 1} for k = {k}, "
+                             f"got {max_size}")
+    if max_size is not None and max_size * (n // k) < n:
+        raise ParameterError(f"no partition of {n} records into groups of {k}..{max_size} "
+                             f"records exists (max_size = {max_size})")
+    limit = max_groups if max_groups is not None else \
+        (count_limit(n, k) if count_row else None)
+    return limit, 0 if max_size is None else size_mask(range(max_size + 1, 2 * k))
+
+
+def describe(max_groups=None, max_size=None) -> str | None:
+    """The class a restricted run's bound covers, in words (None: all).
+
+    >>> describe(269), describe(max_size=4), describe()
+    ('partitions into at most 269 groups', 'partitions into groups of at most 4 records', None)
+    """
+    parts = ([f"at most {max_groups} groups"] if max_groups is not None else []) + \
+        ([f"groups of at most {max_size} records"] if max_size is not None else [])
+    return "partitions into " + " of ".join(parts) if parts else None
+
+
+def sides(n: int, k: int) -> list[dict]:
+    """The two sides' ``bp`` options (module docstring); only the second
+    when no partition has fewer than m groups.
+
+    >>> sides(1080, 4)
+    [{'max_groups': 269}, {'max_size': 4}]
+    >>> sides(834, 4), sides(7, 2)
+    ([{'max_groups': 207}, {'max_size': 6}], [{'max_size': 3}])
+    """
+    m, r = divmod(n, k)
+    if m < 1:
+        raise ParameterError(f"k must be at most n, got n = {n}, k = {k}")
+    fewer = [{"max_groups": m - 1}] if m - 1 >= -(-n // (2 * k - 1)) else []
+    return fewer + [{"max_size": k + r}]
+
+
+@dataclass
+class SplitResult:
+    """Both sides of a split proof together (:func:`combine`).
+
+    ``partition``/``sse``: the best incumbent of the sides; ``lower_bound``:
+    the least of their certified bounds, a bound on the problem; ``status``
+    "optimal" when both sides are, else the first side's limit; ``sides``:
+    each side's options and :meth:`~.bp.BranchAndPriceResult.summary`."""
+
+    partition: Partition
+    sse: float
+    lower_bound: float | None
+    status: Status
+    sides: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.status = Status(self.status)
+
+    @property
+    def success(self) -> bool:
+        return self.status == Status.OPTIMAL
+
+    @property
+    def gap(self) -> float | None:
+        return gap(self.sse, self.lower_bound)
+
+    def summary(self) -> dict:
+        return {"sse": self.sse, "lower_bound": self.lower_bound, "status": str(self.status),
+                "gap": self.gap, "success": self.success, "sides": self.sides}
+
+
+def combine(runs) -> SplitResult:
+    """``runs``: (options, result) of each side, results of
+    :func:`~.bp.branch_and_price`.  The bound is the least side bound (a side
+    without one leaves the problem without one)."""
+    runs = list(runs)
+    best = min((r for _, r in runs), key=lambda r: r.sse)
+    bounds = [r.lower_bound for _, r in runs]
+    lb = None if any(b is None for b in bounds) else min(bounds)
+    if lb is not None:
+        lb = min(lb, best.sse)
+    status = next((r.status for _, r in runs if not r.success), Status.OPTIMAL)
+    return SplitResult(best.partition, best.sse, lb, status,
+                       [{**opt, "sse": r.sse, **r.summary()}
+                        for opt, r in runs])
+
+
+def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None,
+                    **options) -> SplitResult:
+    """Branch-and-price as two restricted runs (module docstring), the
+    second started from the first's best partition.  ``time_limit`` is
+    shared: the first side gets half (of two), the second what is left.
+    ``checkpoint``: a path ending in ``.npz``, each side writing its own
+    (``_groups``/``_sizes`` before the suffix).  Other options go to
+    :func:`~.bp.branch_and_price` (not ``max_groups``, ``max_size``, ``resume``)."""
+    import time
+
+    from .bp import branch_and_price
+
+    for name in ("max_groups", "max_size", "resume"):
+        if name in options:
+            raise ParameterError(f"split_by_groups sets {name} itself")
+    todo = sides(len(X), k)
+    t0, runs = time.perf_counter(), []
+    for i, side in enumerate(todo):
+        limit = None
+        if time_limit is not None:
+            left = float(time_limit) - (time.perf_counter() - t0)
+            limit = max(left / (len(todo) - i), 1.0)
+        path = None if checkpoint is None else str(checkpoint).removesuffix(".npz") + \
+            ("_groups" if "max_groups" in side else "_sizes") + ".npz"
+        r = branch_and_price(X, k, time_limit=limit, initial=initial, checkpoint=path,
+                             **side, **options)
+        runs.append((side, r))
+        initial = r.partition
+    return combine(runs)

@@ -1,0 +1,129 @@
+"""A proof split on the number of groups (mipagg.exact.countsplit): each
+side's bound against the brute-force optimum of its class, the split's
+optimum against the problem's, the restriction reaching the master and
+the pricing, and a resumed tree keeping its class."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _bruteforce import group_partitions, optimal_partition
+from _strategies import tiny_instances
+from hypothesis import given, settings
+
+from mipagg.errors import ParameterError
+from mipagg.exact import checkpoint
+from mipagg.exact.bp import BPSettings, BranchAndPrice, branch_and_price
+from mipagg.exact.countsplit import restriction, sides, split_by_groups
+from mipagg.partition import group_sse
+
+
+def class_optimum(X, k, max_groups=None, max_size=None) -> float:
+    """The least SSE of the partitions into groups of k..2k−1 records in the
+    class (inf when it is empty), by enumeration."""
+    best = np.inf
+    for groups in group_partitions(tuple(range(len(X))), k):
+        if (max_groups is None or len(groups) <= max_groups) and \
+                (max_size is None or max(map(len, groups)) <= max_size):
+            best = min(best, sum(group_sse(X, g) for g in groups))
+    return best
+
+
+def seeded(seed, n=8, k=2):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 4, size=(n, 2)).astype(float), k
+
+
+def test_sides_cover_every_partition_of_k_to_2k_minus_1_records():
+    """Every partition of 10 records into groups of 2..3 has at most 4 groups
+    or groups of at most 2 records (5 of them), as the sides say."""
+    assert sides(10, 2) == [{"max_groups": 4}, {"max_size": 2}]
+    for groups in group_partitions(tuple(range(10)), 2):
+        assert len(groups) <= 4 or max(map(len, groups)) <= 2
+    assert sides(7, 2) == [{"max_size": 3}]       # no partition has fewer than 3 groups
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(max_groups=2), "max_groups must be in 3..4"),
+    (dict(max_groups=5), "max_groups must be in 3..4"),
+    (dict(max_size=1), "max_size must be in 2..3"),
+    (dict(max_size=4), "max_size must be in 2..3"),
+])
+def test_a_limit_outside_its_range_is_refused(kw, msg):
+    with pytest.raises(ParameterError, match=msg):
+        restriction(8, 2, **kw)
+    with pytest.raises(ParameterError, match=msg):
+        branch_and_price(np.arange(16.0).reshape(8, 2), 2, **kw)
+
+
+def test_no_partition_of_the_sizes_is_refused():
+    with pytest.raises(ParameterError, match="no partition of 7 records"):
+        restriction(7, 2, max_size=2)
+    with pytest.raises(ParameterError, match="positive integer"):
+        BPSettings(max_groups=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6, max_n=9, max_k=3))
+def test_each_side_proves_its_class(inst):
+    """A side run ends optimal with lower bound min(class optimum, its SSE);
+    its root bound never exceeds the class optimum, its SSE never beats
+    the problem's."""
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    for side in sides(len(X), k):
+        r = branch_and_price(X, k, **side)
+        best = class_optimum(X, k, **side)
+        assert str(r.status) == "optimal" and r.restriction
+        assert r.sse >= opt - 1e-7
+        assert r.lower_bound == pytest.approx(min(best, r.sse), abs=1e-7)
+        assert r.root_lp_bound <= best + 1e-7
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances(min_n=6, max_n=10, max_k=3))
+def test_the_split_proves_the_optimum(inst):
+    X, k = inst
+    opt, _ = optimal_partition(X, k)
+    s = split_by_groups(X, k)
+    assert s.success and len(s.sides) == len(sides(len(X), k))
+    assert s.sse == pytest.approx(opt, abs=1e-7)
+    assert s.lower_bound == pytest.approx(opt, abs=1e-7)
+    assert s.partition.sse() == pytest.approx(s.sse, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed, side", [(0, dict(max_groups=3)), (4, dict(max_groups=3)),
+                                         (10, dict(max_size=2))])
+def test_the_restriction_raises_the_root_above_the_problems_optimum(seed, side):
+    """Instances whose problem optimum lies outside the class: the class's
+    root bound passes it, and stays below the class optimum."""
+    X, k = seeded(seed)
+    opt, _ = optimal_partition(X, k)
+    r = branch_and_price(X, k, **side)
+    assert opt + 0.3 < r.root_cut_bound <= class_optimum(X, k, **side) + 1e-7
+
+
+def test_the_master_and_the_tree_hold_the_class_only():
+    """No column of more than ``max_size`` records enters the master, at
+    the root or in the tree; ``max_groups`` is the count row's limit."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(42, 2))
+    t = BranchAndPrice(X, 3, BPSettings(max_size=3, cuts=False, close_gap=False))
+    r = t.run()
+    assert max(len(c) for c in t.master.columns) == 3 and r.nodes > 1
+    assert r.restriction == "partitions into groups of at most 3 records"
+    t = BranchAndPrice(X, 3, BPSettings(max_groups=13, cuts=False, close_gap=False))
+    t.run()
+    assert t.master.count_limit == 13
+
+
+def test_a_resume_keeps_the_class(tmp_path):
+    X, k = seeded(3, n=12)
+    path = tmp_path / "side.npz"
+    branch_and_price(X, k, max_groups=5, node_limit=1, checkpoint=str(path))
+    with pytest.raises(ParameterError, match="max_groups = 5"):
+        branch_and_price(X, k, resume=str(path), checkpoint=str(tmp_path / "b.npz"))
+    r = branch_and_price(X, k, max_groups=5, resume=str(path),
+                         checkpoint=str(tmp_path / "c.npz"))
+    assert r.lower_bound == pytest.approx(min(class_optimum(X, k, max_groups=5), r.sse))
+    assert checkpoint.summary(checkpoint.load(tmp_path / "c.npz"))["count_row"] in (5, None)
