@@ -98,6 +98,11 @@ METHOD_OPTIONS = {
                                "default off)"),
     "--count-row": ("count_row", _on_off, "bp: the master row 'at most floor(n/k) groups' "
                     "when k does not divide n (on|off; default on)"),
+    "--max-groups": ("max_groups", int, "bp: only the partitions into at most R groups (one "
+                     "side of a proof split on the number of groups): status and bound hold "
+                     "for that class only"),
+    "--max-size": ("max_size", int, "bp: only the partitions into groups of at most S records "
+                   "(the other side of that split): status and bound hold for that class only"),
     "--lp-stall-dump": ("lp_stall_dump", str, "bp: an existing directory; write each LP "
                         "stopped by --lp-stall-time there (MPS and basis files)"),
     "--checkpoint": ("checkpoint", str, "bp: write the tree's state to this file when it "

@@ -462,6 +462,38 @@ def test_casc_bound_run_is_the_highest_bound_and_of_tied_proofs_the_fastest_tree
     assert casc.bound_run([a, b, run("g", 11.0 + 1e-6, 9e9)], {}.get)[0]["command"] == "g"
 
 
+def test_casc_a_side_of_a_split_bounds_the_cell_only_with_the_other_side():
+    """A bound stage restricted to one side of a split on the number of
+    groups (max_groups / max_size) never bounds the cell alone: the least of
+    the two sides' best bounds does, when it beats (or, faster, ties) the
+    best run on the whole problem."""
+    casc = _casc_module()
+
+    def run(name, lb, seconds, status="time_limit", **side):
+        return {"command": name, "started": name, "parameters": {"bp_options": side,
+                                                                 "budget_bound": seconds,
+                                                                 "quick": False},
+                "bound": {"lower_bound": lb, "wall_seconds": seconds, "status": status,
+                          "nodes": 10}}
+
+    whole = run("whole", 100.0, 9000.0)
+    fewer = [run("g1", 101.0, 100.0, max_groups=269), run("g2", 103.0, 500.0, max_groups=269)]
+    four = run("s", 102.0, 300.0, "optimal", max_size=4)
+    assert casc.side_of(whole) == {} and casc.side_of(four) == {"max_size": 4}
+    assert casc.split_runs([whole] + fewer, 1080, 4) is None        # one side only
+    split = casc.split_runs([whole, four] + fewer, 1080, 4)
+    assert [r["command"] for r in split] == ["g2", "s"]             # each side's best
+    assert casc.split_wins([whole, four] + fewer, split, [whole])
+    f = casc.split_fields([whole, four] + fewer, split)
+    assert f["lower_bound"] == 102.0 and f["bound_status"] == "time_limit"
+    assert f["bound_seconds"] == 800.0 and f["bound_nodes"] == 20
+    assert [d["restriction"] for d in f["bound_split"]] == [
+        "partitions into at most 269 groups", "partitions into groups of at most 4 records"]
+    assert not casc.split_wins([], split, [run("better", 102.5, 1.0)])
+    assert casc.split_wins([], split, [run("tied, slower", 102.0, 900.0)])
+    assert not casc.split_wins([], split, [run("tied, faster", 102.0, 700.0)])
+
+
 def test_casc_table_never_prints_an_open_gap_as_zero():
     """casc.md's gap column: 0 only for a closed gap, two significant decimals
     below 0.1 % (Tarragona k = 5 at 0.0030 % printed as 0.00 before)."""

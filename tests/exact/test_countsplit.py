@@ -127,3 +127,52 @@ def test_a_resume_keeps_the_class(tmp_path):
                          checkpoint=str(tmp_path / "c.npz"))
     assert r.lower_bound == pytest.approx(min(class_optimum(X, k, max_groups=5), r.sse))
     assert checkpoint.summary(checkpoint.load(tmp_path / "c.npz"))["count_row"] in (5, None)
+
+
+def test_the_command_line_runs_a_side_and_says_so(tmp_path, capsys):
+    """``mipagg run --method bp --max-groups R`` reports the class its status
+    and bound hold for; a size outside k..2k−1 exits 2 before any work."""
+    import json
+
+    from mipagg.cli import main
+
+    X, k = seeded(7, n=12)
+    data = tmp_path / "d.csv"
+    np.savetxt(data, X, delimiter=",", header="a,b", comments="")
+    run = ["run", str(data), "-k", "2", "--method", "bp", "--json", "--quiet"]
+    assert main(run + ["--max-groups", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["restriction"] == "partitions into at most 5 groups"
+    assert out["lower_bound"] == pytest.approx(min(class_optimum(X, k, max_groups=5), out["sse"]))
+    assert main(run + ["--max-size", "4"]) == 2
+    assert "max_size must be in 2..3" in capsys.readouterr().err
+
+
+def pairs_optimum(X) -> float:
+    """The least SSE of a partition of an even number of records into pairs
+    (DP over subsets, n ≤ ~16)."""
+    n = len(X)
+    best = {0: 0.0}
+    for mask in range(1, 1 << n):
+        if bin(mask).count("1") % 2:
+            continue
+        i = (mask & -mask).bit_length() - 1
+        best[mask] = min(best[mask & ~(1 << i) & ~(1 << j)] + group_sse(X, (i, j))
+                         for j in range(i + 1, n) if mask >> j & 1)
+    return best[(1 << n) - 1]
+
+
+@pytest.mark.parametrize("seed", [7, 12])
+def test_two_workers_prove_the_side_as_one_does(seed):
+    """A restricted tree on two workers (forked, the restriction rebuilt
+    from the settings) ends as the serial one: optimal, with the bound
+    min(class optimum, its SSE) (here the class of pairs)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(14, 2))
+    best = pairs_optimum(X)
+    options = dict(max_size=2, cuts=False, close_gap=False, node_close_max_columns=0,
+                   fixing=False)
+    for workers in (1, 2):
+        r = branch_and_price(X, 2, workers=workers, **options)
+        assert r.nodes > 4 and str(r.status) == "optimal" and r.workers == workers
+        assert r.lower_bound == pytest.approx(min(best, r.sse), abs=1e-7)
