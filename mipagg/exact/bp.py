@@ -187,7 +187,11 @@ class BranchAndPriceResult:
 
     @property
     def message(self) -> str:
-        return self.status.message
+        if self.restriction is None:
+            return self.status.message
+        return (f"{self.status.message} Restricted run: status and bound hold for the "
+                f"{self.restriction} only; the partition is the best one found, perhaps "
+                "outside that class.")
 
     @property
     def gap(self) -> float | None:

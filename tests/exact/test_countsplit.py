@@ -143,6 +143,7 @@ def test_the_command_line_runs_a_side_and_says_so(tmp_path, capsys):
     assert main(run + ["--max-groups", "5"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["restriction"] == "partitions into at most 5 groups"
+    assert "Restricted run" in out["message"]
     assert out["lower_bound"] == pytest.approx(min(class_optimum(X, k, max_groups=5), out["sse"]))
     assert main(run + ["--max-size", "4"]) == 2
     assert "max_size must be in 2..3" in capsys.readouterr().err
