@@ -33,10 +33,10 @@ gained) and with each side of a branching on the number of groups Σ_C x_C
         --checkpoint docs/results/trees/census_k4_root.npz --nodes 15 --components
 
 Piece mode (``--checkpoint FILE --count-limit R``): resumes the tree for
-``--time-limit`` seconds with the count row's limit replaced by R (0: as the
-checkpoint was written), one worker and verbose progress lines; its bounds
-hold only for the partitions of at most R groups (one side of a branching on
-the number of groups). Two processes side by side compare the sides::
+``--time-limit`` seconds as one side of a split on the number of groups, the
+partitions into at most R groups (bp's ``max_groups``; 0: the tree as it was
+written), one worker and verbose progress lines; its bounds hold only for
+that class. Two processes side by side compare the sides::
 
     python benchmarks/bench_count_row.py ../shared/data/census.csv --k 4 \
         --checkpoint docs/results/trees/census_k4_root.npz --count-limit 269 --time-limit 900
@@ -45,10 +45,11 @@ the number of groups). Two processes side by side compare the sides::
 Roots mode (``--roots LIMITS``): bp's root (column generation and the cut
 rounds of the long recipes, no gap closing, one node) for each entry of
 LIMITS: ``none`` (the problem itself), an integer R (partitions of at most R
-groups: the count row's limit replaced for the run) or ``size`` (clusters of
-size k only, the partitions of exactly n/k groups when k divides n). These are
-the two sides of a branching on the number of groups at the root; the bounds
-hold only for the partitions each side keeps. ``--tree-seconds S``: each
+groups, bp's ``max_groups``) or ``size`` (clusters of size k only, bp's
+``max_size``: the partitions of exactly n/k groups when k divides n). These
+are the two sides of a split on the number of groups
+(:mod:`mipagg.exact.countsplit`); the bounds hold only for the partitions
+each side keeps. ``--tree-seconds S``: each
 restriction's tree for S seconds instead, with the rest of the long recipe
 (``--workers``, default one)::
 
@@ -65,7 +66,6 @@ import argparse
 import json
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +77,6 @@ from _env import machine  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
-from mipagg.exact.master import MasterProblem  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 from mipagg.subsets import subset  # noqa: E402
 from mipagg.verify import read_labels  # noqa: E402
@@ -220,39 +219,22 @@ def run_components(X, k, path, nodes) -> None:
         MasterProblem.solve, MasterProblem.set_allowed = solve, set_allowed
 
 
-@contextmanager
-def root_restriction(k: int, limit: str):
-    """bp restricted as ``limit`` says (roots mode, module docstring) inside
-    the ``with`` block."""
-    from mipagg.exact import bproot
-    from mipagg.exact.pricing.constraints import PricingConstraints, size_mask
-
-    saved = (bproot.count_limit, PricingConstraints.build, MasterProblem.add_columns)
-    if limit == "size":
-        build, add = PricingConstraints.build.__func__, MasterProblem.add_columns
-        others = size_mask(range(k + 1, 2 * k))
-        PricingConstraints.build = classmethod(
-            lambda cls, n, sizes_out=0, **kw: build(cls, n, sizes_out=sizes_out | others, **kw))
-        MasterProblem.add_columns = lambda self, cs: add(self, [c for c in cs if len(c) == k])
-    elif limit != "none":
-        bproot.count_limit = lambda n, k_: int(limit)
-    try:
-        yield
-    finally:
-        bproot.count_limit, PricingConstraints.build, MasterProblem.add_columns = saved
+def restriction(k: int, limit: str) -> dict:
+    """bp's options for a roots-mode entry (module docstring): none, an
+    integer R (``max_groups``) or size (``max_size`` k)."""
+    if limit == "none":
+        return {}
+    return {"max_size": k} if limit == "size" else {"max_groups": int(limit)}
 
 
 def run_piece(X, k, path, limit: int, seconds: float) -> None:
     """Piece mode (module docstring): the tree of ``path`` resumed for
     ``seconds`` with the count row's limit ``limit`` (0: as saved)."""
     ckpt = checkpoint.load(path)
-    options = resumed_options(ckpt, "count_row")
+    options = resumed_options(ckpt, "count_row") | ({"max_groups": limit} if limit else {})
     start = ckpt.meta["counts"]["nodes"]
     t0 = time.perf_counter()
-    with root_restriction(k, str(limit) if limit else "none"):
-        r = branch_and_price(X, k, resume=path, time_limit=seconds, verbose=True,
-                             count_row=bool(limit) or bool(ckpt.meta.get("count_rows")),
-                             **options)
+    r = branch_and_price(X, k, resume=path, time_limit=seconds, verbose=True, **options)
     s = r.summary()
     print(json.dumps({"checkpoint": str(path), "count_limit": limit, "nodes": s["nodes"] - start,
                       "open": s["open_nodes"], "lower_bound": r.lower_bound,
@@ -267,8 +249,8 @@ def run_roots(X, k, limits, initial, seconds=None, workers=1) -> None:
         t0 = time.perf_counter()
         run = {"node_limit": 1, "close_gap": False, "node_close_time": 0} if seconds is None \
             else {"time_limit": seconds, "verbose": True, "workers": workers, **TREE_RECIPE}
-        with root_restriction(k, limit):
-            r = branch_and_price(X, k, initial=initial, threads=1, **ROOT_RECIPE, **run)
+        r = branch_and_price(X, k, initial=initial, threads=1, **ROOT_RECIPE, **run,
+                             **restriction(k, limit))
         s = r.summary()
         print(json.dumps({"limit": limit, "root_lp_bound": s["root_lp_bound"],
                           "root_cut_bound": s["root_cut_bound"], "cut_rounds": s["cut_rounds"],

@@ -532,8 +532,11 @@ def _restored_bases(tree, ckpt: Checkpoint) -> list:
 def prepare(X, k, settings) -> Checkpoint | None:
     """Before any work: the ``checkpoint`` path must be writable and not the
     ``resume`` file (never overwrite an input), and the ``resume`` file must
-    be a checkpoint of this data and k.  Returns the loaded checkpoint, or
-    None without ``resume``."""
+    be a checkpoint of this data and k, of the run's class (``max_groups``,
+    ``max_size``) or of a wider one for ``max_groups``: the bounds of a tree
+    hold for every partition into fewer groups, so a tree of the problem can
+    go on as one side of a split.  Returns the loaded checkpoint, or None
+    without ``resume``."""
     from ..outputs import check_output_path
 
     if settings.checkpoint is not None:
@@ -548,7 +551,10 @@ def prepare(X, k, settings) -> Checkpoint | None:
                         f"k = {k}")
     saved = ckpt.meta.get("settings", {})
     for name in ("max_groups", "max_size"):     # a restricted tree's bounds hold for its class
-        if saved.get(name) != getattr(settings, name):
-            raise ParameterError(f"checkpoint {settings.resume!r} was made with {name} = "
-                                 f"{saved.get(name)}; this run has {getattr(settings, name)}")
+        was, now = saved.get(name), getattr(settings, name)
+        narrower = name == "max_groups" and now is not None and (was is None or now <= was)
+        if was != now and not narrower:
+            raise ParameterError(f"checkpoint {settings.resume!r} was made with {name} = {was}; "
+                                 f"this run has {now} (a tree goes on only with its own class "
+                                 "or fewer groups)")
     return ckpt

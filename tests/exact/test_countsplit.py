@@ -121,8 +121,13 @@ def test_a_resume_keeps_the_class(tmp_path):
     X, k = seeded(3, n=12)
     path = tmp_path / "side.npz"
     branch_and_price(X, k, max_groups=5, node_limit=1, checkpoint=str(path))
-    with pytest.raises(ParameterError, match="max_groups = 5"):
-        branch_and_price(X, k, resume=str(path), checkpoint=str(tmp_path / "b.npz"))
+    for wider in (None, 6):
+        with pytest.raises(ParameterError, match="max_groups = 5"):
+            branch_and_price(X, k, max_groups=wider, resume=str(path),
+                             checkpoint=str(tmp_path / "b.npz"))
+    with pytest.raises(ParameterError, match="max_size = None"):
+        branch_and_price(X, k, max_groups=5, max_size=2, resume=str(path),
+                         checkpoint=str(tmp_path / "b.npz"))
     r = branch_and_price(X, k, max_groups=5, resume=str(path),
                          checkpoint=str(tmp_path / "c.npz"))
     assert r.lower_bound == pytest.approx(min(class_optimum(X, k, max_groups=5), r.sse))
@@ -177,3 +182,16 @@ def test_two_workers_prove_the_side_as_one_does(seed):
         r = branch_and_price(X, 2, workers=workers, **options)
         assert r.nodes > 4 and str(r.status) == "optimal" and r.workers == workers
         assert r.lower_bound == pytest.approx(min(best, r.sse), abs=1e-7)
+
+
+def test_a_tree_of_the_problem_goes_on_as_the_side_of_fewer_groups(tmp_path):
+    """Resumed with ``max_groups``, a checkpoint of the whole problem proves
+    that side: its node bounds hold for every partition into fewer groups."""
+    X, k = seeded(7, n=12)
+    path = tmp_path / "whole.npz"
+    first = branch_and_price(X, k, node_limit=1, checkpoint=str(path), cuts=False,
+                             close_gap=False)
+    assert first.open_nodes == 2
+    r = branch_and_price(X, k, max_groups=5, resume=str(path), cuts=False, close_gap=False)
+    assert r.restriction == "partitions into at most 5 groups" and r.nodes == 3
+    assert r.lower_bound == pytest.approx(min(class_optimum(X, k, max_groups=5), r.sse))
