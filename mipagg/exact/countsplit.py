@@ -24,6 +24,7 @@ about 269.5 groups.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from ..errors import ParameterError
@@ -68,10 +69,14 @@ def describe(max_groups=None, max_size=None) -> str | None:
 
     >>> describe(269), describe(max_size=4), describe()
     ('partitions into at most 269 groups', 'partitions into groups of at most 4 records', None)
+    >>> describe(269, 5)
+    'partitions into at most 269 groups of at most 5 records'
     """
-    parts = ([f"at most {max_groups} groups"] if max_groups is not None else []) + \
-        ([f"groups of at most {max_size} records"] if max_size is not None else [])
-    return "partitions into " + " of ".join(parts) if parts else None
+    if max_groups is None and max_size is None:
+        return None
+    many = "groups" if max_groups is None else f"at most {max_groups} groups"
+    return f"partitions into {many}" + ("" if max_size is None else
+                                        f" of at most {max_size} records")
 
 
 def sides(n: int, k: int) -> list[dict]:
@@ -145,22 +150,24 @@ def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None,
     ``checkpoint``: a path ending in ``.npz``, each side writing its own
     (``_groups``/``_sizes`` before the suffix).  Other options go to
     :func:`~.bp.branch_and_price` (not ``max_groups``, ``max_size``, ``resume``)."""
-    import time
-
+    from ..outputs import check_output_path
     from .bp import branch_and_price
 
     for name in ("max_groups", "max_size", "resume"):
         if name in options:
             raise ParameterError(f"split_by_groups sets {name} itself")
     todo = sides(len(X), k)
+    paths = [None if checkpoint is None else str(checkpoint).removesuffix(".npz")
+             + ("_groups" if "max_groups" in side else "_sizes") + ".npz" for side in todo]
+    for path in paths:              # both sides' files, before the first side's work
+        if path is not None:
+            check_output_path(path, what="checkpoint")
     t0, runs = time.perf_counter(), []
-    for i, side in enumerate(todo):
+    for i, (side, path) in enumerate(zip(todo, paths)):
         limit = None
         if time_limit is not None:
             left = float(time_limit) - (time.perf_counter() - t0)
             limit = max(left / (len(todo) - i), 1.0)
-        path = None if checkpoint is None else str(checkpoint).removesuffix(".npz") + \
-            ("_groups" if "max_groups" in side else "_sizes") + ".npz"
         r = branch_and_price(X, k, time_limit=limit, initial=initial, checkpoint=path,
                              **side, **options)
         runs.append((side, r))

@@ -195,3 +195,18 @@ def test_a_tree_of_the_problem_goes_on_as_the_side_of_fewer_groups(tmp_path):
     r = branch_and_price(X, k, max_groups=5, resume=str(path), cuts=False, close_gap=False)
     assert r.restriction == "partitions into at most 5 groups" and r.nodes == 3
     assert r.lower_bound == pytest.approx(min(class_optimum(X, k, max_groups=5), r.sse))
+
+
+def test_the_split_writes_a_checkpoint_per_side_and_refuses_a_bad_path_first(tmp_path):
+    X, k = seeded(7, n=12)
+    s = split_by_groups(X, k, checkpoint=str(tmp_path / "t.npz"), time_limit=60)
+    assert s.success and sorted(p.name for p in tmp_path.iterdir()) == ["t_groups.npz",
+                                                                         "t_sizes.npz"]
+    assert [d["restriction"] for d in s.sides] == ["partitions into at most 5 groups",
+                                                   "partitions into groups of at most 2 records"]
+    from mipagg.outputs import OutputError
+
+    with pytest.raises(OutputError):
+        split_by_groups(X, k, checkpoint=str(tmp_path / "missing" / "t.npz"))
+    with pytest.raises(ParameterError, match="sets max_size itself"):
+        split_by_groups(X, k, max_size=2)
