@@ -63,7 +63,6 @@ from . import checkpoint as checkpoints, nodeclosing, nodecuts
 from .bases import BasisBook
 from .bounds import gap
 from .bproot import BPRoot, earliest
-from .countsplit import describe
 from .cuts import rank1
 from .diving import dive
 from .fixing import PairFixing, fix_sizes
@@ -71,6 +70,7 @@ from .master import Basis
 from .nodeclosing import NodeClosing, cut_constraints
 from .parallel import explore_in_parallel
 from .pricing.constraints import PricingConstraints
+from .restriction import describe
 from .rules import BRANCHING_ALIASES, Node, branching_pair, branching_rule, pair_weights
 from .settings import PARTIAL_COLUMNS, BPSettings, interrupted, merge_settings
 from .treestats import BoundTrend, gap_closed, open_gap, seconds_left, tree_estimate

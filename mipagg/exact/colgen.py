@@ -35,11 +35,11 @@ from ..status import Status, StatusResult, summary_fields
 from ..validation import as_rows, check_k
 from .aggregation import AggregationResult, aggregated_root
 from .bounds import gap, neighbour_bound
-from .countsplit import restriction
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, squared_distances
 from .node import IterationLog, solve_node
 from .pricing.rounds import PricingContext, PricingRound, pricing_round, table2_exact_mode
+from .restriction import restriction
 from .rounding import distance_pair_order, rounding_mst, simple_rounding
 from .settings import (
     PARTIAL_COLUMNS,

@@ -486,8 +486,7 @@ class BPSettings(_Loadable):
             raise ParameterError(f"tree_mip must be None or a number >= 1, got {tm!r}")
         if self.workers is None:
             raise ParameterError("workers must be a positive integer, got None")
-        _positive_int("workers", self.workers)
-        for name in ("max_groups", "max_size"):
+        for name in ("workers", "max_groups", "max_size"):
             _positive_int(name, getattr(self, name))
         sch = self.scheduler
         if sch is not None and not hasattr(sch, "submit") and not (isinstance(sch, str)
