@@ -1062,7 +1062,11 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
               "record and whose time is not counted (`docs/results/trees/README.md`); "
               "*bound s* is its last run's. When several runs reached the same bound (a "
               "cell proven more than once), the row shows the one whose tree took the least "
-              "time in all.",
+              "time in all. A bound stage restricted to one side of a split on the number of groups "
+              "(`--bp-option max_groups=R` or `max_size=S`, `mipagg.exact.countsplit`) bounds "
+              "the cell only together with the other side: the lesser of the two sides' best "
+              "bounds, shown when it beats the best run on the whole problem (or ties it in "
+              "less tree time), the status then listing each side and *bound s* their sum.",
               ""]
     lines += _notes(done, data_dir)
     atomic_write_text(out / f"{stem}.md", "\n".join(lines) + "\n")
