@@ -133,6 +133,8 @@ def _lines(s: dict) -> list[str]:
     out += [f"incumbent SSE {_num(s['incumbent_sse'])}; root bound {_num(s['root_lp_bound'])} "
             f"before cuts, {_num(s['root_cut_bound'])} after",
             f"nodes processed {s['nodes']:,} (deepest {s['max_depth']})"]
+    if s.get("restriction"):            # one side of a split on the number of groups
+        out.append(f"a restricted tree: its bounds hold for the {s['restriction']} only")
     if s["open_nodes"]:
         out += _tree_lines(s)
     else:

@@ -44,6 +44,7 @@ from .bases import SavedPool, nearest_bases, pack, ragged, unpack
 from .bounds import node_cutoff
 from .cuts import Rank1Cut, rank1
 from .node import NodeResult, StopState
+from .restriction import describe
 from .rules import Node
 from .treestats import BoundTrend
 
@@ -424,6 +425,8 @@ def summary(ckpt: Checkpoint) -> dict:
         "columns": len(ckpt.columns), "cuts": len(rows),
         "count_row": (meta.get("settings", {}).get("max_groups") or meta["n"] // meta["k"])
         if meta.get("count_rows") else None,
+        "restriction": describe(meta.get("settings", {}).get("max_groups"),
+                                meta.get("settings", {}).get("max_size")),
         "cuts_by_rows": {str(r): rows.count(r) for r in sorted(set(rows))},
         "node_cuts": counts["node_cuts"], "retired_cuts": counts.get("retired_cuts", 0),
         "fixed_pairs": None if ckpt.fixed is None else int(np.count_nonzero(ckpt.fixed)),
