@@ -33,7 +33,7 @@ from ..partition import Partition
 from ..status import Status
 from .bounds import gap
 from .bp import branch_and_price
-from .restriction import describe, restriction
+from .restriction import describe, least_groups, restriction
 
 __all__ = ["restriction", "describe", "sides", "combine", "split_by_groups", "SplitResult"]
 
@@ -50,7 +50,7 @@ def sides(n: int, k: int) -> list[dict]:
     m, r = divmod(n, k)
     if m < 1:
         raise ParameterError(f"k must be at most n, got n = {n}, k = {k}")
-    fewer = [{"max_groups": m - 1}] if m - 1 >= -(-n // (2 * k - 1)) else []
+    fewer = [{"max_groups": m - 1}] if m - 1 >= least_groups(n, k) else []
     return fewer + [{"max_size": k + r}]
 
 

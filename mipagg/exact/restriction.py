@@ -8,7 +8,17 @@ from ..errors import ParameterError
 from .master import count_limit
 from .pricing.constraints import size_mask
 
-__all__ = ["restriction", "describe"]
+__all__ = ["restriction", "describe", "least_groups"]
+
+
+def least_groups(n: int, k: int) -> int:
+    """The fewest groups of a partition of n records into groups of
+    k..2k−1 records (seed 001 Proposition 2.2: some optimal partition is one).
+
+    >>> least_groups(1080, 4), least_groups(7, 2)
+    (155, 3)
+    """
+    return -(-n // (2 * k - 1))
 
 
 def restriction(n: int, k: int, max_groups=None, max_size=None,
@@ -23,7 +33,7 @@ def restriction(n: int, k: int, max_groups=None, max_size=None,
     >>> restriction(834, 4, max_size=6)
     (208, 128)
     """
-    least = -(-n // (2 * k - 1))            # groups of 2k − 1 records at most
+    least = least_groups(n, k)
     if max_groups is not None and not least <= max_groups <= n // k:
         raise ParameterError(f"max_groups must be in {least}..{n // k} for n = {n} and "
                              f"k = {k} (groups of k..2k-1 records), got {max_groups}")
