@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import ParameterError
 from ..outputs import check_output_path
@@ -35,7 +36,8 @@ from .bounds import gap
 from .bp import branch_and_price
 from .restriction import describe, least_groups, restriction
 
-__all__ = ["restriction", "describe", "sides", "combine", "split_by_groups", "SplitResult"]
+__all__ = ["restriction", "describe", "sides", "combine", "split_by_groups", "side_paths",
+           "SplitResult"]
 
 
 def sides(n: int, k: int) -> list[dict]:
@@ -101,31 +103,44 @@ def combine(runs) -> SplitResult:
                         for opt, r in runs])
 
 
-def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None,
+def side_paths(prefix, todo) -> list:
+    """Each side's checkpoint file: ``prefix`` (ending in ``.npz``) with
+    ``_groups``/``_sizes`` before the suffix (None without a prefix)."""
+    if prefix is None:
+        return [None] * len(todo)
+    stem = str(prefix).removesuffix(".npz")
+    return [stem + ("_groups" if "max_groups" in side else "_sizes") + ".npz" for side in todo]
+
+
+def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None, resume=None,
                     **options) -> SplitResult:
     """Branch-and-price as two restricted runs (module docstring), the
     second started from the first's best partition.  ``time_limit`` is
     shared: the first side gets half (of two), the second what is left.
     ``checkpoint``: a path ending in ``.npz``, each side writing its own
-    (``_groups``/``_sizes`` before the suffix).  Other options go to
-    :func:`~.bp.branch_and_price` (not ``max_groups``, ``max_size``, ``resume``)."""
-    for name in ("max_groups", "max_size", "resume"):
+    (:func:`side_paths`).  ``resume``: such a path of an earlier split; each
+    side whose file exists goes on from it (a proven side's tree ends at
+    once), the others start from the root.  Other options go to
+    :func:`~.bp.branch_and_price` (not ``max_groups``, ``max_size``)."""
+    for name in ("max_groups", "max_size"):
         if name in options:
             raise ParameterError(f"split_by_groups sets {name} itself")
     todo = sides(len(X), k)
-    paths = [None if checkpoint is None else str(checkpoint).removesuffix(".npz")
-             + ("_groups" if "max_groups" in side else "_sizes") + ".npz" for side in todo]
+    paths, olds = side_paths(checkpoint, todo), side_paths(resume, todo)
+    olds = [p if p is not None and Path(p).exists() else None for p in olds]
+    if resume is not None and not any(olds):
+        raise ParameterError(f"no checkpoint of either side to resume: {side_paths(resume, todo)}")
     for path in paths:              # both sides' files, before the first side's work
         if path is not None:
-            check_output_path(path, what="checkpoint")
+            check_output_path(path, inputs=[p for p in olds if p], what="checkpoint")
     t0, runs = time.perf_counter(), []
-    for i, (side, path) in enumerate(zip(todo, paths)):
+    for i, (side, path, old) in enumerate(zip(todo, paths, olds)):
         limit = None
         if time_limit is not None:
             left = float(time_limit) - (time.perf_counter() - t0)
             limit = max(left / (len(todo) - i), 1.0)
         r = branch_and_price(X, k, time_limit=limit, initial=initial, checkpoint=path,
-                             **side, **options)
+                             resume=old, **side, **options)
         runs.append((side, r))
         initial = r.partition
     return combine(runs)

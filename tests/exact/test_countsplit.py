@@ -211,3 +211,32 @@ def test_the_split_writes_a_checkpoint_per_side_and_refuses_a_bad_path_first(tmp
         split_by_groups(X, k, checkpoint=str(tmp_path / "missing" / "t.npz"))
     with pytest.raises(ParameterError, match="sets max_size itself"):
         split_by_groups(X, k, max_size=2)
+
+
+def test_a_split_goes_on_from_its_sides_checkpoints(tmp_path):
+    """Stopped after a node a side, the split resumes each side from its own
+    file and proves the brute-force optimum; a proven side ends at once."""
+    X, k = seeded(7, n=12)
+    opt, _ = optimal_partition(X, k)
+    plain = dict(cuts=False, close_gap=False)
+    first = split_by_groups(X, k, checkpoint=str(tmp_path / "a.npz"), node_limit=1, **plain)
+    assert not first.success
+    s = split_by_groups(X, k, resume=str(tmp_path / "a.npz"), checkpoint=str(tmp_path / "b.npz"),
+                        **plain)
+    assert s.success and s.sse == pytest.approx(opt, abs=1e-7)
+    assert s.lower_bound == pytest.approx(opt, abs=1e-7)
+    assert all(d["resumed_nodes"] >= 1 for d in s.sides)
+    again = split_by_groups(X, k, resume=str(tmp_path / "b.npz"), **plain)
+    assert again.success and [d["nodes"] for d in again.sides] == [d["nodes"] for d in s.sides]
+
+
+def test_a_split_resume_refuses_missing_files_and_its_own_output(tmp_path):
+    from mipagg.outputs import OutputError
+
+    X, k = seeded(7, n=12)
+    with pytest.raises(ParameterError, match="no checkpoint of either side"):
+        split_by_groups(X, k, resume=str(tmp_path / "none.npz"))
+    split_by_groups(X, k, checkpoint=str(tmp_path / "a.npz"), node_limit=1, cuts=False,
+                    close_gap=False)
+    with pytest.raises(OutputError):
+        split_by_groups(X, k, resume=str(tmp_path / "a.npz"), checkpoint=str(tmp_path / "a.npz"))
