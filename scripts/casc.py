@@ -666,25 +666,40 @@ def polish_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
 def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, solutions: Path,
                 runs_dir: Path) -> bool:
     """``--replay``: rerun the bound stage behind the cell's certified bound
-    (``bound_run``: same method and options, started from the committed label
-    file) and append the comparison to the record's ``replays``; label files
-    are never written.  False when a recorded proof (status ``optimal``) is
-    not reproduced."""
+    (``bound_run``, or each side's when a split on the number of groups
+    bounds the cell, :func:`split_stands`: same method and options, started
+    from the committed label file) and append each comparison to the
+    record's ``replays``; label files are never written.  False when a
+    recorded proof (status ``optimal``) is not reproduced."""
     record_path = runs_dir / f"{data}_k{k}.json"
     record = load_record(record_path)
     data_sha = sha256_file(data_path)
-    runs = [r for r in (record or {}).get("runs", []) if r["data"]["sha256"] == data_sha
-            and r.get("bound", {}).get("lower_bound") is not None and not side_of(r)]
-    if not runs:
-        raise SystemExit(f"casc: {rel(record_path)} holds no certified bound of {data} "
-                         f"k={k} on this data to replay")
-    run = bound_run(runs)[0]
-    stage = run["stages"][run["bound"]["stage"]]
+    runs = [r for r in (record or {}).get("runs", []) if r["data"]["sha256"] == data_sha]
+    bounded = [r for r in runs if r.get("bound", {}).get("lower_bound") is not None]
+    whole = [r for r in bounded if not side_of(r)]
     label_path = solutions / f"{data}_k{k}.csv"
     committed = committed_partition(label_path, data_path, k)
     if committed is None:
         raise SystemExit(f"casc: --replay starts from the label file {rel(label_path)}, "
                          "which is missing or not valid")
+    targets = (split_stands(bounded, runs, len(committed[0]), k)
+               or ([bound_run(whole)[0]] if whole else []))
+    if not targets:
+        raise SystemExit(f"casc: {rel(record_path)} holds no certified bound of {data} "
+                         f"k={k} on this data to replay")
+    ok = [replay_run(record, run, committed, label_path, data, k, data_path, args, run_meta)
+          for run in targets]
+    atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
+    log(f"{data} k={k}: record {rel(record_path)}")
+    return all(ok)
+
+
+def replay_run(record: dict, run: dict, committed, label_path: Path, data: str, k: int,
+               data_path: Path, args, run_meta: dict) -> bool:
+    """Rerun ``run``'s bound stage from the committed labels, append the
+    comparison to ``record["replays"]``; False when its proof is not
+    reproduced."""
+    stage = run["stages"][run["bound"]["stage"]]
     sha, recorded_sha = labels_sha(committed[0]), run["bound"].get("initial_sha256")
     same_start = None if recorded_sha is None else sha == recorded_sha
     if same_start is False:
@@ -712,11 +727,12 @@ def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
         verdict = ("bound reproduced" if now.get("lower_bound") is not None
                    and now["lower_bound"] >= was["lower_bound"] - tol else
                    "weaker bound (a time-limited run; compare budgets and load)")
+    side = describe(**side_of(run))
     replay = {**run_meta, "started": started.isoformat(timespec="seconds"),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "loadavg_start": load_start, "loadavg_end": list(os.getloadavg()),
               "replay_of": run["started"], "initial_sha256": sha,
-              "same_initial": same_start, "verdict": verdict,
+              "same_initial": same_start, "verdict": verdict, "side": side,
               "recorded": {key: was.get(key) for key in ("status", "lower_bound", "nodes",
                                                          "wall_seconds")}
               | {"time_limit": stage["options"].get("time_limit")},
@@ -726,11 +742,10 @@ def replay_cell(data: str, k: int, data_path: Path, args, run_meta: dict, soluti
                  "time_limit": options.get("time_limit"), "error": entry.get("error")},
               "stage": entry}
     record.setdefault("replays", []).append(replay)
-    atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
-    log(f"{data} k={k}: {verdict}: recorded {was.get('status')} bound {was['lower_bound']:.6f} "
-        f"({was.get('nodes')} nodes, {stage['options'].get('time_limit')} s); replayed "
-        f"{now.get('status')} bound {now.get('lower_bound')} ({now.get('nodes')} nodes, "
-        f"{options.get('time_limit')} s); record {rel(record_path)}")
+    log(f"{data} k={k}{'' if side is None else ' (' + side + ')'}: {verdict}: recorded "
+        f"{was.get('status')} bound {was['lower_bound']:.6f} ({was.get('nodes')} nodes, "
+        f"{stage['options'].get('time_limit')} s); replayed {now.get('status')} bound "
+        f"{now.get('lower_bound')} ({now.get('nodes')} nodes, {options.get('time_limit')} s)")
     return ok
 
 
@@ -859,6 +874,14 @@ def split_wins(runs: list[dict], split: list[dict], whole: list[dict]) -> bool:
     return sum(tree_seconds(runs, r) for r in split) < tree_seconds(runs, best)
 
 
+def split_stands(bounded: list[dict], runs: list[dict], n: int, k: int) -> list[dict] | None:
+    """The sides' best runs when the split bounds the cell (:func:`split_wins`
+    over the whole problem's runs among ``bounded``), else None."""
+    split = split_runs(bounded, n, k)
+    whole = [r for r in bounded if not side_of(r)]
+    return split if split and split_wins(runs, split, whole) else None
+
+
 def load_record(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -929,8 +952,8 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
     # the best certified bound over every run on this data
     bounded = [r for r in runs if r.get("bound", {}).get("lower_bound") is not None]
     whole = [r for r in bounded if not side_of(r)]
-    split = split_runs(bounded, mine["n"], k)
-    if split and split_wins(runs, split, whole):
+    split = split_stands(bounded, runs, mine["n"], k)
+    if split:
         row.update(split_fields(runs, split))
         row["quick"] = row.get("quick", False) or any(r["parameters"]["quick"] for r in split)
     elif whole:

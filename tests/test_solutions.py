@@ -6,6 +6,7 @@ The IL is recomputed here from the raw CSV and the labels alone (numpy, no
 mipagg code), and with ``mipagg verify`` when the command exists.  Skipped when
 ../shared/data is absent or no label file is committed."""
 
+import copy
 import csv
 import hashlib
 import json
@@ -280,6 +281,38 @@ def test_casc_replay_reruns_the_bound_stage_of_the_certified_bound(tmp_path):
     assert got["lower_bound"] <= got["sse"] + 1e-9
     assert got["lower_bound"] < best["bound"]["lower_bound"]
     assert replay["verdict"].startswith("weaker bound")
+
+
+def test_casc_replay_of_a_split_reruns_each_sides_bound_stage(tmp_path):
+    """When the split on the number of groups bounds the cell, ``--replay``
+    reruns the best run of each side, with its restriction."""
+    def split(record):
+        _without_proofs(record)
+        best = _certified(record)
+        for i, side in enumerate(({"max_groups": 359}, {"max_size": 3})):
+            run = copy.deepcopy(best)
+            run["started"] = f"side {i}"
+            run["parameters"]["bp_options"] = {**(run["parameters"].get("bp_options") or {}),
+                                               **side}
+            run["parameters"]["bp_options"].pop("resume", None)
+            stage = run["stages"][run["bound"]["stage"]]
+            stage["options"] = {**stage["options"], **side}
+            stage["options"].pop("resume", None)
+            run["bound"]["lower_bound"] += 0.01 * (i + 1)
+            record["runs"].append(run)
+
+    proc, after, before = _replay(tmp_path, split)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    new = after["replays"][len(before.get("replays", [])):]
+    assert [r["replay_of"] for r in new] == ["side 0", "side 1"]
+    assert [r["side"] for r in new] == ["partitions into at most 359 groups",
+                                        "partitions into groups of at most 3 records"]
+    assert new[0]["stage"]["options"]["max_groups"] == 359
+    assert new[1]["stage"]["options"]["max_size"] == 3
+    for r in new:       # each side's 3-s run against its own recorded bound
+        assert r["replayed"]["time_limit"] == 3
+        higher = r["replayed"]["lower_bound"] >= r["recorded"]["lower_bound"] - 1e-6
+        assert r["verdict"] == "bound reproduced" if higher else r["verdict"].startswith("weaker")
 
 
 def test_casc_replay_takes_the_defaults_its_stage_recorded(tmp_path):
