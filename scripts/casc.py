@@ -61,8 +61,8 @@ not run; a second Ctrl-C aborts without a record.
 
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (of several runs that reached it, the fastest proof; its recorded
-method and options, from the committed label file)
-and appends recorded and replayed status, bound and nodes to the record's
+method and options, from the committed label file; each side's, when a split
+on the number of groups bounds the cell) and appends recorded and replayed status, bound and nodes to the record's
 ``replays``; it exits 1 when a recorded proof is not reproduced.
 
 Then (and with ``--table-only``, from the records alone) it writes
@@ -1150,7 +1150,8 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
             "nor tree checkpoints; a bound stage that resumed a tree (`--bp-option "
             "resume=FILE`, a checkpoint under `docs/results/trees/`) resumes it again. "
             "An option whose default has changed since the stage was recorded gets the "
-            "value the stage ran with.",
+            "value the stage ran with. When a split on the number of groups bounds the "
+            "cell, the replay reruns the bound stage of each side's best run in turn.",
             ""]
     out += ["## What the bound certifies", "",
             "The certified bound LB is a lower bound on the SSE of *every* k-partition of "
