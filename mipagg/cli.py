@@ -14,7 +14,7 @@ from .errors import MipaggError, ParameterError
 from .interrupts import INTERRUPTED, TERMINATED, CtrlC as _ctrl_c, graceful_stops, interrupt_status  # noqa: F401,E501  (INTERRUPTED: tests)
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances"
-GRACEFUL_METHODS = ("cg", "bp")     # stop at the first Ctrl-C with their best so far
+GRACEFUL_METHODS = ("cg", "bp", "bp-split")     # stop at the first Ctrl-C with their best so far
 
 def _on_off(text: str) -> bool:
     """An on/off option's value."""
@@ -232,7 +232,7 @@ def _settings_options(args) -> dict:
         return {}
     from .exact.settings import BPSettings, CGSettings, parse_options
 
-    classes = {"bp": BPSettings, "cg": CGSettings}
+    classes = {"bp": BPSettings, "bp-split": BPSettings, "cg": CGSettings}
     if args.method not in classes:
         raise ParameterError(f"--option sets options of cg and bp; method {args.method!r} "
                              "takes its options through the flags")

@@ -46,8 +46,9 @@ LINEAR = 400                # labels, orders, neighbour lists (bytes per record)
 TOUR_QUADRATIC = {"nn": 0.0, "2opt": 0.0, "oropt": 0.0, "lk": 0.0, "rnn": 32.0,
                   "nearest": 16.0, "farthest": 16.0, "cheapest": 16.0, "arbitrary": 16.0,
                   "lkh": 80.0, "exact": 40.0}
-QUADRATIC = {"cg": 40.0, "bp": 40.0, "mf-tsp": 64.0}
+QUADRATIC = {"cg": 40.0, "bp": 40.0, "bp-split": 40.0, "mf-tsp": 64.0}
 _WHY = {"cg": "its n×n distance matrices", "bp": "its n×n distance matrices",
+        "bp-split": "its n×n distance matrices",
         "mf-tsp": "its n paths of n records and its n×n neighbourhood matrix",
         "tsp-mhm": "the n×n distance matrix of its tour", "compress": "the distance matrix "
         "of its tour over the n/c centroids"}

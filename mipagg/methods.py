@@ -56,6 +56,7 @@ _ROWS = [
     # --- column generation (engineer A1; seed 001) ---
     ("cg", "mipagg.exact.colgen:column_generation", "column generation with rounding, certified lower bound and gap (options pricing, time_limit, max_iterations, stabilization)", "seed 001 §4-5 (MicroaggregationHeuristicMP)"),
     ("bp", "mipagg.exact.bp:branch_and_price", "branch-and-price with subset-row cuts: optimal partition or certified global bound (options time_limit, node_limit, cuts, close_gap)", "seed 001 §4-5 (master); Ryan & Foster 1981; Barnhart et al. 1998; Jepsen et al. 2008"),
+    ("bp-split", "mipagg.exact.countsplit:split_by_groups", "bp as two restricted runs, at most m - 1 groups and groups of at most k + r records (n = mk + r): the optimum or a certified bound when the problem's own tree is too wide (options of bp; checkpoint and resume name a pair of files)", "seed 001 Prop. 2.2; issue 22"),
     # --- portfolio (best-known partitions; issue 8) ---
     ("portfolio", "mipagg.portfolio:portfolio", "best of cg (and bp), tsp-mhm (LKH, seeded repeats), mdav-lk-mhm, compress, mdav-mhm, V-MDAV within one time budget, each split/local-search/RCS post-processed, plus merge-and-resplit search (options time_limit, methods)", "seed 001 §5 and Prop. 2.2; seed 002 §4-5; seed 003 chs. 4-6; seed 004 §4"),
 ]

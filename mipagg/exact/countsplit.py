@@ -24,6 +24,7 @@ about 269.5 groups.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,17 +85,20 @@ class SplitResult:
 
     def summary(self) -> dict:
         return {"sse": self.sse, "lower_bound": self.lower_bound, "status": str(self.status),
-                "gap": self.gap, "success": self.success, "sides": self.sides}
+                "gap": self.gap, "success": self.success,
+                "nodes": sum(d.get("nodes") or 0 for d in self.sides), "sides": self.sides}
 
 
-def combine(runs) -> SplitResult:
+def combine(runs, n_sides: int | None = None) -> SplitResult:
     """``runs``: (options, result) of each side, results of
     :func:`~.bp.branch_and_price`.  The bound is the least side bound (a side
-    without one leaves the problem without one)."""
+    without one, or fewer runs than ``n_sides``, leaves the problem without
+    one)."""
     runs = list(runs)
     best = min((r for _, r in runs), key=lambda r: r.sse)
     bounds = [r.lower_bound for _, r in runs]
-    lb = None if any(b is None for b in bounds) else min(bounds)
+    missing = n_sides is not None and len(runs) < n_sides
+    lb = None if missing or any(b is None for b in bounds) else min(bounds)
     if lb is not None:
         lb = min(lb, best.sse)
     status = next((r.status for _, r in runs if not r.success), Status.OPTIMAL)
@@ -143,4 +147,17 @@ def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None, res
                              resume=old, **side, **options)
         runs.append((side, r))
         initial = r.partition
-    return combine(runs)
+        if r.status == Status.INTERRUPTED:      # Ctrl-C: the other side does not start
+            break
+    return combine(runs, len(todo))
+
+
+def _signature() -> inspect.Signature:
+    """:func:`split_by_groups`'s options as the method registry reads them:
+    :func:`~.bp.branch_and_price`'s, less the two a split sets."""
+    params = [p for p in inspect.signature(branch_and_price).parameters.values()
+              if p.name not in ("max_groups", "max_size")]
+    return inspect.Signature(params, return_annotation=SplitResult)
+
+
+setattr(split_by_groups, "__signature__", _signature())    # noqa: B010 (mypy: a function)

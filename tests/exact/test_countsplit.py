@@ -240,3 +240,41 @@ def test_a_split_resume_refuses_missing_files_and_its_own_output(tmp_path):
                     close_gap=False)
     with pytest.raises(OutputError):
         split_by_groups(X, k, resume=str(tmp_path / "a.npz"), checkpoint=str(tmp_path / "a.npz"))
+
+
+def test_the_method_bp_split_proves_what_bp_proves():
+    """``bp-split`` in the registry (``mipagg run --method bp-split``) takes
+    bp's options less the two a split sets, and finds bp's optimum."""
+    from mipagg import microaggregate
+    from mipagg.methods import get_method
+
+    accepted = get_method("bp-split").options()
+    assert {"time_limit", "checkpoint", "resume", "workers", "cuts"} <= set(accepted)
+    assert not {"max_groups", "max_size"} & set(accepted)
+    X, k = seeded(11, n=13, k=3)
+    split, whole = (microaggregate(X, k, m, node_limit=50).summary() for m in ("bp-split", "bp"))
+    assert split["status"] == whole["status"] == "optimal"
+    assert split["sse"] == pytest.approx(whole["sse"], abs=1e-7)
+    assert split["lower_bound"] == pytest.approx(whole["sse"], abs=1e-7)
+    assert len(split["sides"]) == 2 and split["nodes"] >= 2
+
+
+def test_an_interrupted_side_leaves_the_other_unstarted_and_no_bound(monkeypatch):
+    """Ctrl-C during the first side (status "interrupted"): the second side
+    does not start, and one side's bound is no bound of the problem."""
+    import dataclasses
+
+    from mipagg.exact import countsplit
+    from mipagg.status import Status
+
+    calls = []
+
+    def interrupted(X, k, **options):
+        calls.append(options)
+        return dataclasses.replace(branch_and_price(X, k, **options), status=Status.INTERRUPTED)
+
+    monkeypatch.setattr(countsplit, "branch_and_price", interrupted)
+    X, k = seeded(7, n=12)
+    s = split_by_groups(X, k)
+    assert len(calls) == 1 and calls[0]["max_groups"] == 5
+    assert s.status == "interrupted" and s.lower_bound is None and len(s.sides) == 1
