@@ -50,7 +50,8 @@ def add_subcommand(sub) -> None:
                       "with --keep-bases: the file written")
     tree.add_argument("--combine", action="store_true",
                       help="what the parts of a split prove together: give the last "
-                      "checkpoint of each part's run (or the part itself)")
+                      "checkpoint of each part's run (or the part itself), or of each side of "
+                      "a split on the number of groups (bp-split, --max-groups/--max-size)")
     tree.add_argument("--json", action="store_true", help="print one JSON object")
     tree.add_argument("--quiet", action="store_true",
                       help="no progress line per sampled subtree on stderr")
@@ -305,6 +306,23 @@ def _combine_lines(c: dict) -> list[str]:
     return out
 
 
+def _sides_lines(c: dict) -> list[str]:
+    """``--combine`` of the sides of a split on the number of groups."""
+    out = [f"split on the number of groups of n = {c['n']}, k = {c['k']}:"]
+    for r in c["rows"]:
+        state = "closed" if r["closed"] else \
+            f"{r['open_nodes']:,} open nodes, bound {_num(r['lower_bound'], 6)}"
+        out.append(f"  {r['restriction']} ({r['path']}): {state}; incumbent "
+                   f"{_num(r['incumbent_sse'], 6)}")
+    if c["proven"]:
+        out.append(f"every side is closed: the incumbent of {c['incumbent_path']} "
+                   f"(SSE {c['incumbent_sse']:.6f}) is optimal")
+    else:
+        out.append(f"best incumbent SSE {c['incumbent_sse']:.6f} ({c['incumbent_path']}); "
+                   f"certified bound {c['lower_bound']:.6f}, gap {c['gap']:.6f} %")
+    return out
+
+
 def _cmd_rewrite(args) -> int:
     """--split, --combine or --keep-bases: checkpoints written or put together."""
     from .errors import ParameterError
@@ -322,6 +340,12 @@ def _cmd_rewrite(args) -> int:
               f"of {t['bases'][0]})")
         return 0
     if args.combine:
+        from .exact import checkpoint, countsplit
+
+        if args.checkpoint and countsplit.side_class(checkpoint.load(args.checkpoint[0])):
+            c = countsplit.combine_checkpoints(args.checkpoint)
+            print(json.dumps(c) if args.json else "\n".join(_sides_lines(c)))
+            return 0
         c = treeparts.combine(args.checkpoint)
         print(json.dumps(c) if args.json else "\n".join(_combine_lines(c)))
         return 0

@@ -38,7 +38,7 @@ from .bp import branch_and_price
 from .restriction import describe, least_groups, restriction
 
 __all__ = ["restriction", "describe", "sides", "combine", "split_by_groups", "side_paths",
-           "SplitResult"]
+           "side_class", "combine_checkpoints", "SplitResult"]
 
 
 def sides(n: int, k: int) -> list[dict]:
@@ -150,6 +150,55 @@ def split_by_groups(X, k, *, time_limit=None, initial=None, checkpoint=None, res
         if r.status == Status.INTERRUPTED:      # Ctrl-C: the other side does not start
             break
     return combine(runs, len(todo))
+
+
+def side_class(ck) -> dict:
+    """The class a loaded checkpoint's tree covers: its ``max_groups`` and
+    ``max_size`` ({} for a tree of the whole problem)."""
+    settings = ck.meta.get("settings", {})
+    return {name: settings[name] for name in ("max_groups", "max_size")
+            if settings.get(name) is not None}
+
+
+def combine_checkpoints(paths) -> dict:
+    """What the last checkpoints of a split's sides prove together (``mipagg
+    tree --combine``): same data and k, and classes that cover every
+    partition of groups of k..2k−1 records (at most m − 1 groups, when some
+    partition has that few, and groups of at most k + r records).  A side is
+    closed when none of its open nodes is below the cutoff of the best
+    incumbent of all the sides.  Returns ``proven``, the best incumbent and
+    its file, the certified bound (the incumbent when proven, else the least
+    bound of the open sides' nodes), its gap (%) and one row per side."""
+    from ..errors import DataError
+    from . import checkpoint
+
+    loaded = [(str(p), checkpoint.load(p)) for p in paths]
+    if not loaded:
+        raise ParameterError("--combine needs the sides' checkpoints")
+    first = loaded[0][1].meta
+    for path, ck in loaded:
+        if ck.meta["fingerprint"] != first["fingerprint"]:
+            raise DataError(f"{path!r} is a tree of other data or another k than {loaded[0][0]!r}")
+    n, k = int(first["n"]), int(first["k"])
+    classes = [side_class(ck) for _, ck in loaded]
+    need = sides(n, k)
+    covered = [any(set(c) == set(side) and all(c[o] >= side[o] for o in side) for c in classes)
+               for side in need]
+    if not all(covered):
+        missing = [describe(**side) for side, ok in zip(need, covered) if not ok]
+        raise DataError(f"the checkpoints do not cover every partition of n = {n}, k = {k}: "
+                        f"no side of the {' nor the '.join(missing)}")
+    best_path, best = min(loaded, key=lambda t: t[1].meta["incumbent_sse"])
+    ub = float(best.meta["incumbent_sse"])
+    rows, lb = [], ub
+    for (path, ck), c in zip(loaded, classes):
+        live = [float(ck.nodes[i].bound) for i in ck.live(ub)]
+        lb = min(live + [lb])
+        rows.append({"path": path, "restriction": describe(**c), "closed": not live,
+                     "open_nodes": len(live), "lower_bound": min(live, default=None),
+                     "incumbent_sse": float(ck.meta["incumbent_sse"])})
+    return {"proven": all(r["closed"] for r in rows), "n": n, "k": k, "incumbent_sse": ub,
+            "incumbent_path": best_path, "lower_bound": lb, "gap": gap(ub, lb), "rows": rows}
 
 
 def _signature() -> inspect.Signature:

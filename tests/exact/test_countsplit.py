@@ -278,3 +278,36 @@ def test_an_interrupted_side_leaves_the_other_unstarted_and_no_bound(monkeypatch
     s = split_by_groups(X, k)
     assert len(calls) == 1 and calls[0]["max_groups"] == 5
     assert s.status == "interrupted" and s.lower_bound is None and len(s.sides) == 1
+
+
+def test_mipagg_tree_combine_says_what_the_sides_checkpoints_prove(tmp_path, capsys):
+    """``mipagg tree --combine`` of the two sides' checkpoints: the least
+    open bound until both are closed (never above the optimum), then the
+    optimum; one side alone, or sides of other data, is refused."""
+    from mipagg.cli import main
+    from mipagg.errors import DataError
+    from mipagg.exact.countsplit import combine_checkpoints
+
+    X, k = seeded(7, n=12)
+    opt, _ = optimal_partition(X, k)
+    plain = dict(cuts=False, close_gap=False)
+    split_by_groups(X, k, checkpoint=str(tmp_path / "a.npz"), node_limit=1, **plain)
+    files = [str(tmp_path / "a_groups.npz"), str(tmp_path / "a_sizes.npz")]
+    c = combine_checkpoints(files)
+    assert not c["proven"] and c["lower_bound"] <= opt + 1e-7
+    assert [r["restriction"] for r in c["rows"]] == ["partitions into at most 5 groups",
+                                                     "partitions into groups of at most 2 records"]
+    s = split_by_groups(X, k, resume=str(tmp_path / "a.npz"), checkpoint=str(tmp_path / "b.npz"),
+                        **plain)
+    done = combine_checkpoints([str(tmp_path / "b_groups.npz"), str(tmp_path / "b_sizes.npz")])
+    assert done["proven"] and done["lower_bound"] == pytest.approx(opt, abs=1e-7) == s.sse
+    assert main(["tree", "--combine", str(tmp_path / "b_sizes.npz"),
+                 str(tmp_path / "b_groups.npz")]) == 0
+    assert "every side is closed" in capsys.readouterr().out
+    with pytest.raises(DataError, match="no side of the partitions into at most 5 groups"):
+        combine_checkpoints(files[1:])
+    Y = X.copy()
+    Y[0, 0] += 1
+    branch_and_price(Y, k, max_size=2, node_limit=1, checkpoint=str(tmp_path / "y.npz"), **plain)
+    with pytest.raises(DataError, match="other data"):
+        combine_checkpoints([files[0], str(tmp_path / "y.npz")])
