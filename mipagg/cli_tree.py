@@ -289,38 +289,36 @@ def _part_line(part: dict) -> str:
             f"{part['nodes']:,} subtrees only")
 
 
-def _combine_lines(c: dict) -> list[str]:
-    closed = sum(r["closed"] for r in c["rows"])
-    out = [f"split {c['source']} in {c['parts']} parts: {closed} closed"]
-    for r in c["rows"]:
+def _together_lines(head: str, rows, c: dict, unit: str, where: str) -> list[str]:
+    """What checkpoints prove together: ``rows`` of (label, row), ``unit``
+    "part" or "side", ``where`` the one holding the best incumbent."""
+    out = [head]
+    for label, r in rows:
         state = "closed" if r["closed"] else \
             f"{r['open_nodes']:,} open nodes, bound {_num(r['lower_bound'], 6)}"
-        out.append(f"  part {r['index']} ({r['path']}): {state}; incumbent "
-                   f"{_num(r['incumbent_sse'], 6)}")
+        out.append(f"  {label} ({r['path']}): {state}; incumbent {_num(r['incumbent_sse'], 6)}")
     if c["proven"]:
-        out.append(f"every part is closed: the incumbent of part {c['incumbent_part']} "
+        out.append(f"every {unit} is closed: the incumbent of {where} "
                    f"(SSE {c['incumbent_sse']:.6f}) is optimal")
     else:
-        out.append(f"best incumbent SSE {c['incumbent_sse']:.6f} (part {c['incumbent_part']}); "
+        out.append(f"best incumbent SSE {c['incumbent_sse']:.6f} ({where}); "
                    f"certified bound {c['lower_bound']:.6f}, gap {c['gap']:.6f} %")
     return out
+
+
+def _combine_lines(c: dict) -> list[str]:
+    """``--combine`` of the parts of a split tree (:mod:`mipagg.exact.treeparts`)."""
+    closed = sum(r["closed"] for r in c["rows"])
+    return _together_lines(f"split {c['source']} in {c['parts']} parts: {closed} closed",
+                           [(f"part {r['index']}", r) for r in c["rows"]], c, "part",
+                           f"part {c['incumbent_part']}")
 
 
 def _sides_lines(c: dict) -> list[str]:
     """``--combine`` of the sides of a split on the number of groups."""
-    out = [f"split on the number of groups of n = {c['n']}, k = {c['k']}:"]
-    for r in c["rows"]:
-        state = "closed" if r["closed"] else \
-            f"{r['open_nodes']:,} open nodes, bound {_num(r['lower_bound'], 6)}"
-        out.append(f"  {r['restriction']} ({r['path']}): {state}; incumbent "
-                   f"{_num(r['incumbent_sse'], 6)}")
-    if c["proven"]:
-        out.append(f"every side is closed: the incumbent of {c['incumbent_path']} "
-                   f"(SSE {c['incumbent_sse']:.6f}) is optimal")
-    else:
-        out.append(f"best incumbent SSE {c['incumbent_sse']:.6f} ({c['incumbent_path']}); "
-                   f"certified bound {c['lower_bound']:.6f}, gap {c['gap']:.6f} %")
-    return out
+    return _together_lines(f"split on the number of groups of n = {c['n']}, k = {c['k']}:",
+                           [(r["restriction"], r) for r in c["rows"]], c, "side",
+                           c["incumbent_path"])
 
 
 def _cmd_rewrite(args) -> int:
