@@ -62,8 +62,9 @@ not run; a second Ctrl-C aborts without a record.
 ``--replay`` reruns, per cell, the bound stage behind the certified bound of
 the table (of several runs that reached it, the fastest proof; its recorded
 method and options, from the committed label file; each side's, when a split
-on the number of groups bounds the cell) and appends recorded and replayed status, bound and nodes to the record's
-``replays``; it exits 1 when a recorded proof is not reproduced.
+on the number of groups bounds the cell) and appends recorded and replayed
+status, bound and nodes to the record's ``replays``; it exits 1 when a
+recorded proof is not reproduced.
 
 Then (and with ``--table-only``, from the records alone) it writes
 ``docs/results/casc.md`` and ``docs/results/casc.csv``.
