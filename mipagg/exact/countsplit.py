@@ -171,6 +171,7 @@ def combine_checkpoints(paths) -> dict:
     bound of the open sides' nodes), its gap (%) and one row per side."""
     from ..errors import DataError
     from . import checkpoint
+    from .treeparts import proof_row
 
     loaded = [(str(p), checkpoint.load(p)) for p in paths]
     if not loaded:
@@ -190,13 +191,9 @@ def combine_checkpoints(paths) -> dict:
                         f"no side of the {' nor the '.join(missing)}")
     best_path, best = min(loaded, key=lambda t: t[1].meta["incumbent_sse"])
     ub = float(best.meta["incumbent_sse"])
-    rows, lb = [], ub
-    for (path, ck), c in zip(loaded, classes):
-        live = [float(ck.nodes[i].bound) for i in ck.live(ub)]
-        lb = min(live + [lb])
-        rows.append({"path": path, "restriction": describe(**c), "closed": not live,
-                     "open_nodes": len(live), "lower_bound": min(live, default=None),
-                     "incumbent_sse": float(ck.meta["incumbent_sse"])})
+    rows = [{"restriction": describe(**c), **proof_row(path, ck, ub)}
+            for (path, ck), c in zip(loaded, classes)]
+    lb = min([r["lower_bound"] for r in rows if not r["closed"]] + [ub])
     return {"proven": all(r["closed"] for r in rows), "n": n, "k": k, "incumbent_sse": ub,
             "incumbent_path": best_path, "lower_bound": lb, "gap": gap(ub, lb), "rows": rows}
 

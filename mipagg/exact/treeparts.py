@@ -36,7 +36,7 @@ from . import checkpoint
 from .bases import nearest_bases, pack, ragged, unpack
 from .bounds import gap
 
-__all__ = ["subset", "split", "part_paths", "combine", "thin"]
+__all__ = ["subset", "split", "part_paths", "combine", "thin", "proof_row"]
 
 
 def _source_id(path) -> str:
@@ -146,6 +146,16 @@ def split(path, parts: int, out, seed: int | None = None) -> list[Path]:
     return paths
 
 
+def proof_row(path: str, ck, ub: float) -> dict:
+    """One checkpoint's row of what several prove together: ``closed`` when
+    none of its open nodes is below the cutoff of ``ub``, else their count
+    and least bound, and its own incumbent."""
+    live = [float(ck.nodes[i].bound) for i in ck.live(ub)]
+    return {"path": path, "closed": not live, "open_nodes": len(live),
+            "lower_bound": min(live, default=None),
+            "incumbent_sse": float(ck.meta["incumbent_sse"])}
+
+
 def combine(paths) -> dict:
     """What the parts' checkpoints (each the last one a part's run wrote, or
     the part itself while it has not run) prove together: they must be the
@@ -178,12 +188,7 @@ def combine(paths) -> dict:
                         + (f"missing {missing}" if missing else f"given twice {twice}"))
     best_path, best_index, best = min(loaded, key=lambda t: t[2].meta["incumbent_sse"])
     ub = float(best.meta["incumbent_sse"])
-    rows = []
-    for path, index, ck in loaded:
-        live = [ck.nodes[i].bound for i in ck.live(ub)]
-        rows.append({"path": path, "index": index, "closed": not live, "open_nodes": len(live),
-                     "lower_bound": min(live, default=None),
-                     "incumbent_sse": float(ck.meta["incumbent_sse"])})
+    rows = [{"index": index, **proof_row(path, ck, ub)} for path, index, ck in loaded]
     proven = all(r["closed"] for r in rows)
     lb = min([r["lower_bound"] for r in rows if not r["closed"]] + [ub])
     return {"proven": proven, "parts": of, "source": source[0], "incumbent_sse": ub,
