@@ -811,6 +811,18 @@ def tree_seconds(runs: list[dict], run: dict, parent_of=checkpoint_parent) -> fl
     return sum(r["bound"]["wall_seconds"] for r in tree_lineage(runs, run, parent_of)[0])
 
 
+def tree_fields(runs: list[dict], run: dict) -> dict:
+    """A resumed tree's runs (``tree_lineage``): how many are recorded and
+    how many not, their bound stages' seconds and the first recorded run's
+    command; {} for a tree run from the root in one go."""
+    if bp_option(run, "resume") is None:
+        return {}
+    tree, unrecorded = tree_lineage(runs, run)
+    return {"tree_runs": len(tree), "tree_unrecorded": len(unrecorded),
+            "tree_seconds": sum(r["bound"]["wall_seconds"] for r in tree),
+            "tree_first_command": tree[0]["command"]}
+
+
 def bound_run(runs: list[dict], parent_of=checkpoint_parent) -> tuple[dict, int]:
     """The run behind a cell's certified bound and how many runs reached it:
     the highest recorded bound; of the runs that tie with it (to 1e-9, e.g.
@@ -852,7 +864,8 @@ def split_fields(runs: list[dict], split: list[dict]) -> dict:
     open_sides = [r["bound"]["status"] for r in split if r["bound"]["status"] != "optimal"]
     sides_ = [{"restriction": describe(**side_of(r)), "nodes": r["bound"].get("nodes"),
                "status": r["bound"]["status"], "lower_bound": r["bound"]["lower_bound"],
-               "seconds": tree_seconds(runs, r), "command": r["command"]} for r in split]
+               "seconds": tree_seconds(runs, r), "command": r["command"],
+               **tree_fields(runs, r)} for r in split]
     return {"lower_bound": min(lows), "bound_method": "bp, split on the number of groups",
             "bound_status": open_sides[0] if open_sides else "optimal",
             "bound_seconds": sum(d["seconds"] for d in sides_),
@@ -967,11 +980,7 @@ def cell_summary(data: str, k: int, data_path: Path | None, solutions: Path,
                    bound_nodes=run["bound"].get("nodes"),
                    bound_budget=run["parameters"]["budget_bound"],
                    bound_run_started=run["started"], bound_command=run["command"])
-        if bp_option(run, "resume") is not None:    # a resumed tree: the runs it went through
-            tree, unrecorded = tree_lineage(runs, run)
-            row.update(tree_runs=len(tree), tree_unrecorded=len(unrecorded),
-                       tree_seconds=sum(r["bound"]["wall_seconds"] for r in tree),
-                       tree_first_command=tree[0]["command"])
+        row.update(tree_fields(runs, run))
         row["quick"] = row.get("quick", False) or run["parameters"]["quick"]
     if "lower_bound" in row:
         lb = row["lower_bound"]
@@ -1020,6 +1029,15 @@ def tree_runs_text(r: dict) -> str:
             + (f", and {u} stopped by hand" if u else ""))
 
 
+def tree_text(r: dict) -> str:
+    """', the last run of a tree of ...; its first recorded run `...`' for a
+    resumed tree (``tree_fields``), else ''."""
+    if not r.get("tree_runs"):
+        return ""
+    return (f", the last run of a tree of {tree_runs_text(r)}; its first recorded run "
+            f"`{r['tree_first_command']}`")
+
+
 def _kind(kind, runs):
     return {"single": "single run", "best": f"best of {runs}", "mean": f"mean of {runs}",
             "worst": f"worst of {runs}"}[kind]
@@ -1065,7 +1083,8 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
         if r.get("bound_split"):
             status += " (split on the number of groups: " + "; ".join(
                 f"{d['restriction']}: {d['status']}, {d['nodes']} nodes, "
-                f"{d['seconds'] / 3600:.2f} h" for d in r["bound_split"]) + ")"
+                + (f"{d['tree_runs']} runs, " if d.get("tree_runs", 1) > 1 else "")
+                + f"{d['seconds'] / 3600:.2f} h" for d in r["bound_split"]) + ")"
         bound_s = "–" if r.get("bound_seconds") is None else f"{r['bound_seconds']:.0f}"
         primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
         lines.append(
@@ -1129,12 +1148,10 @@ def _notes(done: list[dict], data_dir: Path | None) -> list[str]:
                 parts.append("partition " + ", then ".join(
                     f"`{c}`" for c in r["partition_commands"]))
             if r.get("bound_command"):
-                parts.append(f"bound `{r['bound_command']}`")
+                parts.append(f"bound `{r['bound_command']}`" + tree_text(r))
             for d in r.get("bound_split", ()):
-                parts.append(f"bound on the {d['restriction']} `{d['command']}`")
-            if r.get("tree_runs"):
-                parts[-1] += (f", the last run of a tree of {tree_runs_text(r)}; its first "
-                              f"recorded run `{r['tree_first_command']}`")
+                parts.append(f"bound on the {d['restriction']} `{d['command']}`"
+                             + tree_text(d))
             out.append(f"* {NAMES[r['data']]} k = {r['k']}: " + "; ".join(parts))
         out.append("")
     out += ["## Replaying a bound", "",

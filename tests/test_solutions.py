@@ -495,20 +495,22 @@ def test_casc_bound_run_is_the_highest_bound_and_of_tied_proofs_the_fastest_tree
     assert casc.bound_run([a, b, run("g", 11.0 + 1e-6, 9e9)], {}.get)[0]["command"] == "g"
 
 
+def _side_run(name, lb, seconds, status="time_limit", **options):
+    """A made-up casc record of a bound stage of 10 nodes with these --bp-options."""
+    return {"command": name, "started": name, "parameters": {"bp_options": options,
+                                                             "budget_bound": seconds,
+                                                             "quick": False},
+            "bound": {"lower_bound": lb, "wall_seconds": seconds, "status": status,
+                      "nodes": 10}}
+
+
 def test_casc_a_side_of_a_split_bounds_the_cell_only_with_the_other_side():
     """A bound stage restricted to one side of a split on the number of
     groups (max_groups / max_size) never bounds the cell alone: the least of
     the two sides' best bounds does, when it beats (or, faster, ties) the
     best run on the whole problem."""
     casc = _casc_module()
-
-    def run(name, lb, seconds, status="time_limit", **side):
-        return {"command": name, "started": name, "parameters": {"bp_options": side,
-                                                                 "budget_bound": seconds,
-                                                                 "quick": False},
-                "bound": {"lower_bound": lb, "wall_seconds": seconds, "status": status,
-                          "nodes": 10}}
-
+    run = _side_run
     whole = run("whole", 100.0, 9000.0)
     fewer = [run("g1", 101.0, 100.0, max_groups=269), run("g2", 103.0, 500.0, max_groups=269)]
     four = run("s", 102.0, 300.0, "optimal", max_size=4)
@@ -525,6 +527,24 @@ def test_casc_a_side_of_a_split_bounds_the_cell_only_with_the_other_side():
     assert not casc.split_wins([], split, [run("better", 102.5, 1.0)])
     assert casc.split_wins([], split, [run("tied, slower", 102.0, 900.0)])
     assert not casc.split_wins([], split, [run("tied, faster", 102.0, 700.0)])
+
+
+def test_casc_a_side_resumed_over_runs_names_its_tree():
+    """A side whose tree went on over several runs (resume=) counts their
+    time, and the table names its runs and its first run's command."""
+    casc = _casc_module()
+    fewer = _side_run("g", 101.0, 100.0, "optimal", max_groups=269)
+    four = [_side_run("s0", 100.5, 200.0, max_size=4, checkpoint="s0.npz"),
+            _side_run("s1", 101.0, 300.0, "optimal", max_size=4, resume="s0.npz")]
+    runs = [fewer] + four
+    f = casc.split_fields(runs, casc.split_runs(runs, 1080, 4))
+    assert f["bound_status"] == "optimal" and f["bound_seconds"] == 600.0
+    side = f["bound_split"][1]
+    assert (side["tree_runs"], side["tree_seconds"], side["tree_first_command"]) == (2, 500.0, "s0")
+    assert "tree_runs" not in f["bound_split"][0]
+    assert casc.tree_text(side) == ", the last run of a tree of 2 runs, 0.1 h; its first " \
+        "recorded run `s0`"
+    assert casc.tree_text(f["bound_split"][0]) == ""
 
 
 def test_casc_table_never_prints_an_open_gap_as_zero():
