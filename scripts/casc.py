@@ -819,8 +819,7 @@ def tree_fields(runs: list[dict], run: dict) -> dict:
         return {}
     tree, unrecorded = tree_lineage(runs, run)
     return {"tree_runs": len(tree), "tree_unrecorded": len(unrecorded),
-            "tree_seconds": sum(r["bound"]["wall_seconds"] for r in tree),
-            "tree_first_command": tree[0]["command"]}
+            "tree_seconds": tree_seconds(runs, run), "tree_first_command": tree[0]["command"]}
 
 
 def bound_run(runs: list[dict], parent_of=checkpoint_parent) -> tuple[dict, int]:
@@ -1083,8 +1082,8 @@ def write_table(rows: list[dict], out: Path, stem: str, data_dir: Path | None) -
         if r.get("bound_split"):
             status += " (split on the number of groups: " + "; ".join(
                 f"{d['restriction']}: {d['status']}, {d['nodes']} nodes, "
-                + (f"{d['tree_runs']} runs, " if d.get("tree_runs", 1) > 1 else "")
-                + f"{d['seconds'] / 3600:.2f} h" for d in r["bound_split"]) + ")"
+                + (tree_runs_text(d) if d.get("tree_runs") else f"{d['seconds'] / 3600:.2f} h")
+                for d in r["bound_split"]) + ")"
         bound_s = "–" if r.get("bound_seconds") is None else f"{r['bound_seconds']:.0f}"
         primal_s = "–" if r.get("primal_seconds") is None else f"{r['primal_seconds']:.0f}"
         lines.append(
