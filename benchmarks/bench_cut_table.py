@@ -2,7 +2,7 @@
 docs/bench/casc_gap.md §65): node cut rounds leave thousands of subset-row
 cuts in the master, and every node prices with all of them.
 
-    .venv/bin/python benchmarks/bench_cut_table.py [--n 1080] [--cuts 300,2000,20000]
+    .venv/bin/python benchmarks/bench_cut_table.py [--n 1080] [--cuts 300,3500,20000]
         [--repeat 5] [--quick]
 
 Per number of cuts m (random record triples of n records, 70 apart pairs
@@ -15,7 +15,14 @@ once its master has m cuts and one more came in, same run:
   then ``PricingConstraints.with_cut_table``);
 * adding the cut: the repeat check against the master's cut set, against
   the set built again from the cut list (``add_cuts`` until 2026-12-03; timed
-  as that set comprehension alone).
+  as that set comprehension alone);
+* the :func:`~mipagg.exact.cuts.rank1` view of every cut, as the subset-row
+  separation's repeat check and the closings' MIP rows take it: computed cut by
+  cut (every call until 2026-12-05) against remembered (casc_gap.md §80);
+* the pricing constraints of a node closing or of size fixing
+  (:func:`~mipagg.exact.nodeclosing.cut_constraints`, penalties from the
+  cut duals): built cut by cut from the cut list (until 2026-12-05) against
+  the master's cut table.
 """
 
 from __future__ import annotations
@@ -33,8 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine  # noqa: E402
 
-from mipagg.exact.cuts import rank1  # noqa: E402
+from mipagg.exact.cuts import _rank1, _rank1_of_tuple, rank1  # noqa: E402
 from mipagg.exact.master import MasterProblem  # noqa: E402
+from mipagg.exact.nodeclosing import cut_constraints  # noqa: E402
 from mipagg.exact.pricing.constraints import PricingConstraints  # noqa: E402
 
 
@@ -50,16 +58,17 @@ def best_of(f, repeat: int) -> float:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1080)
-    ap.add_argument("--cuts", default="300,2000,20000")
+    ap.add_argument("--cuts", default="300,3500,20000")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="m = 300 and 2 000, 2 repeats")
+    ap.add_argument("--quick", action="store_true", help="m = 300 and 3 500, 2 repeats")
     a = ap.parse_args(argv)
-    sizes = [300, 2000] if a.quick else [int(v) for v in a.cuts.split(",")]
+    sizes = [300, 3500] if a.quick else [int(v) for v in a.cuts.split(",")]
     repeat = 2 if a.quick else a.repeat
     print(f"<!-- {machine()} -->")
     print("| cuts | build cut by cut s | cut table s | ratio | repeat set rebuilt s "
-          "| kept set s |")
-    print("|---:|---:|---:|---:|---:|---:|")
+          "| kept set s | rank1 computed s | remembered s | closing constraints by cut s "
+          "| from the table s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rng = random.Random(0)
     n = a.n
     X = np.zeros((n, 1))
@@ -86,8 +95,20 @@ def main(argv=None) -> None:
         fresh = best_of(new, repeat)
         rebuilt = best_of(lambda: {rank1(c) for c in master.cuts}, repeat)
         kept = best_of(lambda: rank1(cuts[-1]) in master._cut_keys, repeat)
+        computed = best_of(lambda: [_rank1(c) for c in master.cuts], repeat)
+        remembered = best_of(lambda: [rank1(c) for c in master.cuts], repeat)
+        duals = -np.asarray([rng.random() for _ in master.cuts])
+
+        def by_cut():                               # as until 2026-12-05: nothing remembered
+            _rank1_of_tuple.cache_clear()
+            PricingConstraints.build(
+                n, apart=apart, cuts=[(c, -float(s)) for c, s in zip(master.cuts, duals)])
+
+        by_cut_s = best_of(by_cut, repeat)
+        table = best_of(lambda: cut_constraints(master, n, duals, apart=apart), repeat)
         print(f"| {len(master.cuts):,} | {old:.4f} | {fresh:.4f} | {old / fresh:.0f} "
-              f"| {rebuilt:.4f} | {kept:.6f} |", flush=True)
+              f"| {rebuilt:.4f} | {kept:.6f} | {computed:.4f} | {remembered:.4f} "
+              f"| {by_cut_s:.4f} | {table:.4f} |", flush=True)
 
 
 if __name__ == "__main__":

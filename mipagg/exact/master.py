@@ -183,6 +183,7 @@ class MasterProblem:
         self._cut_specs: list = []          # the Rank1Cut of each cut row
         self._cut_keys: set = set()         # the same, to find repeats
         self._cut_table: tuple | None = None    # cut_table(), for its number of cuts
+        self._cut_width = 3                 # the most rows of a cut (cut_table's width)
         h = new_highs(presolve="off")              # keep the basis between solves
         h.setOptionValue("primal_feasibility_tolerance", 1e-9)
         h.setOptionValue("dual_feasibility_tolerance", 1e-9)
@@ -216,6 +217,7 @@ class MasterProblem:
         self._allowed: np.ndarray | None = None
         self._fixed: set[int] = set()
         self._epoch = 0             # bumped when columns are deleted
+        self._sizes = (0, np.zeros(0, dtype=np.int64))  # (epoch, sizes): _column_sizes()
         self._moves: dict[int, np.ndarray] = {}     # epoch -> new HiGHS index of each column (-1: gone)
 
     @property
@@ -341,6 +343,7 @@ class MasterProblem:
             s = len(self.cuts)
             self.cuts.append(cut if isinstance(S, Rank1Cut) else S)
             self._cut_specs.append(cut)
+            self._cut_width = max(self._cut_width, len(cut.rows))
             self._cut_den.append(cut.den)
             for v, a in zip(cut.rows, cut.nums):
                 self._cuts_of[v].append((s, a))
@@ -358,7 +361,7 @@ class MasterProblem:
         <mipagg.exact.pricing.constraints.PricingConstraints.with_cut_table>`;
         built once per number of cuts, the cuts added since appended."""
         specs, old = self._cut_specs, self._cut_table
-        width = max((len(c.rows) for c in specs), default=3)
+        width = self._cut_width
         have = 0 if old is None or old[0].shape[1] != width else old[0].shape[0]
         if have == len(specs) and old is not None:
             return old
@@ -610,11 +613,22 @@ class MasterProblem:
     def columns_of_sizes(self, sizes) -> np.ndarray:
         """Mask of the columns whose size is in ``sizes``, a bit mask (bit η for
         size η; :func:`~mipagg.exact.pricing.constraints.size_mask`).  O(columns)."""
-        lengths = np.fromiter((len(c) for c in self.columns), dtype=np.int64,
-                              count=len(self.columns))
+        lengths = self._column_sizes()
         top = int(lengths.max(initial=0))
         table = np.array([bool(sizes >> eta & 1) for eta in range(top + 1)], dtype=bool)
         return table[lengths]
+
+    def _column_sizes(self) -> np.ndarray:
+        """The size of every column, kept between calls (columns are only
+        appended within an epoch; :meth:`drop_columns` starts a new one)."""
+        m, (epoch, sizes) = len(self.columns), self._sizes
+        if epoch != self._epoch or sizes.size > m:
+            sizes = np.zeros(0, dtype=np.int64)
+        if sizes.size < m:
+            sizes = np.concatenate([sizes, np.fromiter(
+                (len(c) for c in self.columns[sizes.size:]), dtype=np.int64, count=m - sizes.size)])
+        self._sizes = (self._epoch, sizes)
+        return sizes
 
     def fix_columns(self, indices) -> None:
         """Force the columns ``indices`` to 1 (lower bound 1; a dive)."""

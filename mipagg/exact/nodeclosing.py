@@ -24,13 +24,16 @@ def cut_constraints(master, n, cut_duals, together=(), apart=(), sizes_out=0,
     """Pricing constraints carrying the cut penalties −σ at ``cut_duals`` (and
     a node's branching pairs and excluded sizes, and the count row's μ₀,
     ``count_penalty``)."""
-    if (not master.cuts or cut_duals is None or cut_duals.size == 0) and \
-            not together and not apart and not sizes_out and not count_penalty > 0:
+    with_cuts = bool(master.cuts) and cut_duals is not None and cut_duals.size > 0
+    if not with_cuts and not together and not apart and not sizes_out and \
+            not count_penalty > 0:
         return None
-    cuts = [] if cut_duals is None else \
-        [(S, max(-float(s), 0.0)) for S, s in zip(master.cuts, cut_duals)]
-    cons = PricingConstraints.build(n, together=together, apart=apart, cuts=cuts,
-                                    sizes_out=sizes_out)
+    cons = PricingConstraints.build(n, together=together, apart=apart, sizes_out=sizes_out)
+    if with_cuts:   # the master's cut table, not each cut built again (casc_gap.md §80)
+        rows, nums, den = master.cut_table()
+        m = min(rows.shape[0], cut_duals.size)     # cuts added since the duals: left out
+        cons = cons.with_cut_table(rows[:m], nums[:m], den[:m])
+        cons = replace(cons, mu=np.maximum(-np.asarray(cut_duals[:m], dtype=float), 0.0))
     return replace(cons, count_penalty=float(count_penalty)) if count_penalty > 0 else cons
 
 

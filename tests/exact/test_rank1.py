@@ -106,6 +106,42 @@ def test_master_rows_reduced_costs_and_pricing_penalties_agree():
         assert cut_lhs(mp.columns, sol.x, S) <= 1 + 1e-7
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_node_closing_constraints_from_the_cut_table_price_as_cut_by_cut(seed):
+    """cut_constraints takes the master's cut table: for every cluster the
+    same penalty and the same branching verdict as the constraints built
+    cut by cut with μ = max(−σ, 0), also when cuts came in after the duals
+    (those cuts are left out)."""
+    from mipagg.exact.nodeclosing import cut_constraints
+
+    rng = np.random.default_rng(seed)
+    n = 9
+    mp = MasterProblem(rng.normal(size=(n, 2)))
+    mp.add_cuts(_mixed_cuts(rng, n, 8))
+    sigma = rng.uniform(-2.0, 1.0, len(mp.cuts) - int(rng.integers(0, 3)))
+    together, apart = [(0, 1)], [(2, 3), (1, 4)]
+    got = cut_constraints(mp, n, sigma, together, apart, count_penalty=0.25)
+    want = PricingConstraints.build(
+        n, together=together, apart=apart,
+        cuts=[(S, max(-s, 0.0)) for S, s in zip(mp.cuts, sigma)])
+    assert got.count_penalty == 0.25
+    for size in (3, 4, 5):
+        for c in itertools.combinations(range(n), size):
+            c = np.array(c)
+            assert got.penalty(c) == pytest.approx(want.penalty(c), abs=1e-12)
+            assert got.allows(c) == want.allows(c)
+
+
+def test_rank1_remembers_tuples_and_still_refuses_bad_cuts():
+    first = rank1((7, 2, 5))
+    assert rank1((np.int64(7), 2, 5)) is first == Rank1Cut((2, 5, 7), (1, 1, 1), 2)
+    assert rank1((5, 7, 2)) == first
+    assert rank1([7, 2, 5]) == first                            # a list: computed
+    for _ in range(2):                                          # refusals are not remembered
+        with pytest.raises(DataError):
+            rank1((1, 1, 2))
+
+
 @settings(max_examples=40, deadline=None)
 @given(tiny_instances(max_n=9, max_k=3), st.integers(0, 10_000))
 def test_pair_bound_below_every_cluster_with_rank1_cuts(inst, seed):

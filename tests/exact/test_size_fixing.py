@@ -84,6 +84,24 @@ def test_an_excluded_size_is_never_priced_nor_allowed_in_the_master():
                                   [False] * 4 + [True, True])
 
 
+def test_the_size_mask_follows_columns_added_and_dropped():
+    """columns_of_sizes keeps the column sizes between calls: they must
+    follow every column added and every drop (a new epoch)."""
+    rng = np.random.default_rng(2)
+    mp = MasterProblem(rng.normal(size=(12, 2)))
+    mp.add_columns([np.arange(i, i + 3) for i in range(0, 12, 3)])
+    assert not mp.columns_of_sizes(size_mask([4, 5])).any()
+    mp.add_columns([np.arange(4), np.arange(5)])
+    mp.solve()
+    drop = np.zeros(len(mp.columns), dtype=bool)
+    drop[mp.columns_of_sizes(size_mask([4])).nonzero()[0]] = True   # nonbasic: 0..3 cover
+    assert mp.drop_columns(drop) == 1
+    mp.add_columns([np.arange(6, 12)])
+    want = [len(c) in (5, 6) for c in mp.columns]
+    np.testing.assert_array_equal(mp.columns_of_sizes(size_mask([5, 6])), want)
+    assert want == [False] * 4 + [True, True]
+
+
 @settings(max_examples=25, deadline=None)
 @given(tiny_instances(max_n=9, max_k=3))
 def test_bp_with_size_fixing_finds_the_optimum(inst):
