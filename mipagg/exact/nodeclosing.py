@@ -32,8 +32,8 @@ def cut_constraints(master, n, cut_duals, together=(), apart=(), sizes_out=0,
     if with_cuts:   # the master's cut table, not each cut built again (casc_gap.md §80)
         rows, nums, den = master.cut_table()
         m = min(rows.shape[0], cut_duals.size)     # cuts added since the duals: left out
-        cons = cons.with_cut_table(rows[:m], nums[:m], den[:m])
-        cons = replace(cons, mu=np.maximum(-np.asarray(cut_duals[:m], dtype=float), 0.0))
+        cons = cons.with_cut_table(rows[:m], nums[:m], den[:m],
+                                   np.maximum(-np.asarray(cut_duals[:m], dtype=float), 0.0))
     return replace(cons, count_penalty=float(count_penalty)) if count_penalty > 0 else cons
 
 

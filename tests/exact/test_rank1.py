@@ -137,6 +137,7 @@ def test_rank1_remembers_tuples_and_still_refuses_bad_cuts():
     assert rank1((np.int64(7), 2, 5)) is first == Rank1Cut((2, 5, 7), (1, 1, 1), 2)
     assert rank1((5, 7, 2)) == first
     assert rank1([7, 2, 5]) == first                            # a list: computed
+    assert rank1((np.array(7), 2, 5)) == first                  # unhashable member: computed
     for _ in range(2):                                          # refusals are not remembered
         with pytest.raises(DataError):
             rank1((1, 1, 2))

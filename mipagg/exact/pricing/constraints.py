@@ -167,15 +167,16 @@ class PricingConstraints:
                    feasible, cut_num, cut_den, cut_w, int(sizes_out))
 
     def with_cut_table(self, rows: np.ndarray, nums: np.ndarray,
-                       den: np.ndarray) -> "PricingConstraints":
+                       den: np.ndarray, mu: np.ndarray | None = None) -> "PricingConstraints":
         """These constraints with the cuts of a master's
         :meth:`~mipagg.exact.master.MasterProblem.cut_table` (rows, numerators,
         denominators; valid rank-1 cuts of records 0..n−1) instead of their
-        own, every penalty 0: no cut is built again cut by cut."""
+        own, with penalties ``mu`` ≥ 0 (default every penalty 0): no cut is
+        built again cut by cut."""
         cut_start, cut_idx, cut_num = _cut_index(self.n, rows, nums)
         return replace(self, cut_rows=rows, cut_w=nums, cut_den=den,
-                       mu=np.zeros(rows.shape[0]), cut_start=cut_start, cut_idx=cut_idx,
-                       cut_num=cut_num)
+                       mu=np.zeros(rows.shape[0]) if mu is None else mu,
+                       cut_start=cut_start, cut_idx=cut_idx, cut_num=cut_num)
 
     @classmethod
     def none(cls, n: int) -> "PricingConstraints":
