@@ -61,17 +61,12 @@ def rank1(cut) -> Rank1Cut:
     >>> rank1(Rank1Cut((9, 1, 4, 3), (2, 1, 1, 1), 3))
     Rank1Cut(rows=(1, 3, 4, 9), nums=(1, 1, 1, 2), den=3)
     """
-    if isinstance(cut, tuple) and _hashable(cut):    # a Rank1Cut too
-        return _rank1_of_tuple(cut)
+    if isinstance(cut, tuple):      # a Rank1Cut too
+        try:
+            return _rank1_of_tuple(cut)
+        except TypeError:   # an unhashable member (or a member int() refuses, refused below)
+            pass            # (one hash, not two: a hashability test first costs 1.7× here)
     return _rank1(cut)
-
-
-def _hashable(cut: tuple) -> bool:
-    try:
-        hash(cut)
-    except TypeError:       # an unhashable member: computed, not remembered
-        return False
-    return True
 
 
 @functools.lru_cache(maxsize=1 << 16)
