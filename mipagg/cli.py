@@ -78,6 +78,9 @@ METHOD_OPTIONS = {
                             "default off)"),
     "--node-close-restart": ("node_close_restart", _on_off, "bp: let HiGHS restart the MIPs "
                              "of node gap closings (on|off; default on)"),
+    "--node-close-cuts": ("node_close_cuts", str, "bp: the cut rows of node gap closings' "
+                          "MIPs, 'tight' (those with a nonzero dual at the node; the "
+                          "default) or 'all'"),
     "--size-fixing": ("size_fixing", _on_off, "bp: exclude from a node's subtree the cluster "
                       "sizes whose least reduced cost at the node exceeds its gap (on|off; "
                       "default off)"),

@@ -120,7 +120,8 @@ REL_TOL = 1e-12                    # "better" means lower SSE beyond this relati
 # ran with and the day it changed.  A bound stage now records every default it ran with
 # (its ``defaults``, :func:`bp_defaults`); a replay of an older stage without them gets
 # these old values
-CHANGED_DEFAULTS = {"node_cut_rounds": (0, "2026-12-03"), "count_row": (False, "2026-12-04")}
+CHANGED_DEFAULTS = {"node_cut_rounds": (0, "2026-12-03"), "count_row": (False, "2026-12-04"),
+                    "node_close_cuts": ("all", "2026-12-05")}
 # polishing steps: step -> (stage method, name in the table, the Python call)
 POLISH = {"local": ("improve local", "local search",
                     "mipagg.improve.improve_partition(X, P, k, how='local')"),

@@ -27,7 +27,7 @@ from .fixing import PairFixing
 from .gapclosing import close_gap_by_enumeration
 from .master import MasterProblem, cluster_weight, set_partitioning_mip
 from .neighbourhood import exact_neighbourhood_search
-from .nodeclosing import cut_constraints
+from .nodeclosing import cut_constraints, tight_cuts
 from .rules import CUT_FAMILIES, NODE_SELECTIONS, load
 from .settings import PRESOLVE_MIN_N, BPSettings, resolve_reopt_lp_algorithm
 
@@ -449,7 +449,7 @@ class BPRoot(ColumnGeneration):
                 self.open.pop()
         self.seconds["close_gap"] += time.perf_counter() - t0 - (self.seconds["mip"] - mip0)
 
-    def closing_mip(self, node: bool = False) -> dict:
+    def closing_mip(self, node: bool = False, cut_duals=None) -> dict:
         """The gap-closing MIP's options (``close_gap_mip``): from
         ``PRESOLVE_MIN_N`` records, HiGHS presolve and the master's cuts as rows.
         On Census block 600-899 at k = 5 (81 237 clusters) that MIP is proven
@@ -457,7 +457,9 @@ class BPRoot(ColumnGeneration):
         without presolve; on blocks of 100 and 200 records every variant takes
         under 5 s; below 100 records presolve overran tight limits
         (docs/bench/cg.md, docs/bench/casc_gap.md).  At a tree ``node``,
-        also ``node_close_restart``."""
+        also ``node_close_restart``, and with ``node_close_cuts`` "tight" only
+        the cuts whose dual in ``cut_duals`` (the node's) is nonzero
+        (:func:`~mipagg.exact.nodeclosing.tight_cuts`)."""
         mode = self.settings.close_gap_mip
         if mode == "auto":
             mode = "presolve" if self.n >= PRESOLVE_MIN_N else "plain"
@@ -465,6 +467,8 @@ class BPRoot(ColumnGeneration):
             {"presolve": "on", "cuts": self.master.cuts}
         if node:
             opts["restart"] = self.settings.node_close_restart
+            if opts["cuts"] and self.settings.node_close_cuts == "tight":
+                opts["cuts"] = tight_cuts(opts["cuts"], cut_duals)
         return opts
 
     @property

@@ -14,7 +14,7 @@ from .closingvalue import ClosingValue
 from .gapclosing import close_gap_by_enumeration
 from .pricing.constraints import PricingConstraints
 
-__all__ = ["NodeClosing", "close_node", "cut_constraints", "PARTIAL_SHARE"]
+__all__ = ["NodeClosing", "close_node", "cut_constraints", "tight_cuts", "PARTIAL_SHARE"]
 
 PARTIAL_SHARE = 0.5         # at most this share of the tree's time in partial node closings
 
@@ -35,6 +35,21 @@ def cut_constraints(master, n, cut_duals, together=(), apart=(), sizes_out=0,
         cons = cons.with_cut_table(rows[:m], nums[:m], den[:m],
                                    np.maximum(-np.asarray(cut_duals[:m], dtype=float), 0.0))
     return replace(cons, count_penalty=float(count_penalty)) if count_penalty > 0 else cons
+
+
+def tight_cuts(cuts, cut_duals) -> list:
+    """The cuts of ``cuts`` whose dual σ in ``cut_duals`` is negative (all of
+    them when the duals are unknown; a cut added after the duals is left
+    out): the rows a node closing's MIP needs (``node_close_cuts`` "tight").
+    Any subset of valid cuts leaves the MIP's optimum unchanged, and the
+    node's duals stay feasible for the MIP's LP with these rows, so that LP
+    starts no lower than the node's bound.  On the Census k = 4
+    groups-of-four side about 250 of 3 200 cuts are tight and the MIPs are
+    solved 2× sooner (docs/bench/casc_gap.md §81)."""
+    if cut_duals is None:
+        return list(cuts)
+    sigma = np.asarray(cut_duals, dtype=float)
+    return [cut for cut, s in zip(cuts, sigma) if s < 0]
 
 
 class NodeClosing:

@@ -59,6 +59,7 @@ SWEEP_SHARE = 0.25
 # the gap-closing MIP: "presolve" = HiGHS presolve and the master's cut rows,
 # "plain" = neither, "auto" = "presolve" from PRESOLVE_MIN_N records
 CLOSE_GAP_MIPS = ("auto", "presolve", "plain")
+NODE_CLOSE_CUTS = ("tight", "all")
 PRESOLVE_MIN_N = 100
 # the aggregated phase before the root's column generation (mipagg.exact.aggregation):
 # "auto" = on from AGGREGATION_MIN_K (docs/bench/aggregation.md)
@@ -138,6 +139,13 @@ class _Loadable:
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
+
+
+def _choice(settings, name: str, choices: tuple) -> None:
+    """A ParameterError unless option ``name`` of ``settings`` is one of ``choices``."""
+    value = getattr(settings, name)
+    if value not in choices:
+        raise ParameterError(f"{name} must be one of {choices}, got {value!r}")
 
 
 def _check_aggregation(mode) -> None:
@@ -403,6 +411,7 @@ class BPSettings(_Loadable):
     node_close_cost: bool | None = None
     node_close_nested: bool = False
     node_close_restart: bool = True
+    node_close_cuts: str = "tight"
     mip_time: float | None = None
     mip_nodes: int | None = None
     dive_time: float | None = None
@@ -462,9 +471,8 @@ class BPSettings(_Loadable):
             if isinstance(v, (str, bool)) or not isinstance(v, (int, float)) or not v >= 0:
                 raise ParameterError(f"{name} must be a number >= 0, got {v!r}")
         _budgets(self)
-        if self.close_gap_mip not in CLOSE_GAP_MIPS:
-            raise ParameterError(f"close_gap_mip must be one of {CLOSE_GAP_MIPS}, "
-                                 f"got {self.close_gap_mip!r}")
+        _choice(self, "close_gap_mip", CLOSE_GAP_MIPS)
+        _choice(self, "node_close_cuts", NODE_CLOSE_CUTS)
         _check_aggregation(self.aggregation)
         mn = self.mip_nodes
         if mn is not None and (isinstance(mn, (str, bool)) or int(mn) != mn or mn < 0):
