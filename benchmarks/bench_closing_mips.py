@@ -110,11 +110,13 @@ def capture(out: Path, min_clusters: int, argv: list) -> int:
     def saving(n, columns, weights, **kw):
         t = time.perf_counter()
         result = solve(n, columns, weights, **kw)
+        node_seen = dict(node)
+        node.clear()        # a closing outside close_node (the root's) gets no node duals
         if len(columns) >= min_clusters:
             count[0] += 1
-            every = len(kw.get("cuts", ())) == node.get("cuts")
+            every = len(kw.get("cuts", ())) == node_seen.get("cuts")
             save_mip(out / f"mip{count[0]:04d}.npz", n, columns, weights, kw, result,
-                     time.perf_counter() - t, node.get("duals") if every else None)
+                     time.perf_counter() - t, node_seen.get("duals") if every else None)
         return result
 
     gapclosing.set_partitioning_mip, nodeclosing.close_node = saving, closing
