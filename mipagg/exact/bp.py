@@ -94,7 +94,7 @@ _SUMMARY = ("lower_bound", "status", "exact", "gap", "nodes", "open_nodes", "roo
             "fixed_pairs", "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
             "candidate_pairs", "branching", "strong_evaluations", "strong_predicted", "gap_closed",
             "tree_estimate", "tree_seconds_left", "bound_trend_nodes", "bound_trend_seconds_left",
-            "node_cuts", "warm_starts", "lp_stalls", "lp_retries", "rank1_cuts", "workers",
+            "node_cuts", "warm_starts", "bases_kept", "lp_stalls", "lp_retries", "rank1_cuts", "workers",
             "neighbourhood_solves", "closing_bound", "aggregation",
             "resumed_nodes", "checkpoint", "part", "restriction")
 
@@ -158,6 +158,7 @@ class BranchAndPriceResult:
     bound_trend_seconds_left: float | None = None  # those nodes at this run's pace
     node_cuts: int = 0              # cuts separated at tree nodes
     warm_starts: int = 0            # nodes whose LP started from their parent's basis
+    bases_kept: int = 0             # of those, the ones HiGHS still held (a plunge's child)
     lp_stalls: int = 0              # node LPs stopped by ``lp_stall_time`` and run again
     lp_retries: int = 0             # master LP runs after a status "Unknown" (MasterProblem._run)
     rank1_cuts: int = 0             # of ``cuts``, those on four or more rows (family "rank1")
@@ -967,7 +968,8 @@ class BranchAndPrice(BPRoot):
             node_closings_timed_out=self.closer.timed_out,
             node_closings_too_large=self.closer.too_large,
             node_closings_skipped=self.closer.skipped, node_cuts=self.node_cuts,
-            warm_starts=self.warm_starts, lp_stalls=self.master.lp_stalls,
+            warm_starts=self.warm_starts, bases_kept=self.master.bases_kept,
+            lp_stalls=self.master.lp_stalls,
             lp_retries=self.master.lp_retries,
             rank1_cuts=sum(len(rank1(c).rows) > 3 for c in self.master.cuts),
             branching=getattr(self.branching, "name", self.settings.branching),

@@ -219,6 +219,9 @@ class MasterProblem:
         self._epoch = 0             # bumped when columns are deleted
         self._sizes = (0, np.zeros(0, dtype=np.int64))  # (epoch, sizes): _column_sizes()
         self._moves: dict[int, np.ndarray] = {}     # epoch -> new HiGHS index of each column (-1: gone)
+        self._basis_changes = 0     # bumped whenever HiGHS's basis may change (a run, rows, ...)
+        self._held: tuple = (None, -1)  # (the last save_basis, _basis_changes then): load_basis
+        self.bases_kept = 0         # load_basis calls that found HiGHS holding the basis
 
     @property
     def count_rows(self) -> int:
@@ -347,6 +350,7 @@ class MasterProblem:
             self._cut_den.append(cut.den)
             for v, a in zip(cut.rows, cut.nums):
                 self._cuts_of[v].append((s, a))
+            self._basis_changes += 1
             self._highs.addRows(1, np.array([-self._inf]), np.array([1.0]), len(cols),
                                 np.zeros(1, dtype=np.int32),
                                 np.asarray(cols, dtype=np.int32) + self._offset,
@@ -390,6 +394,7 @@ class MasterProblem:
         idx = np.flatnonzero(drop)
         if not idx.size:
             return 0
+        self._basis_changes += 1
         status = self._highs.deleteCols(idx.size, (idx + self._offset).astype(np.int32))
         if status != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS could not delete {idx.size} columns: {status}")
@@ -419,7 +424,9 @@ class MasterProblem:
             return None
         cols = np.fromiter((int(v) for v in b.col_status), dtype=np.int8)
         rows = np.fromiter((int(v) for v in b.row_status), dtype=np.int8)
-        return Basis(self._epoch, np.flatnonzero(cols == _BASIC).astype(np.int32), rows)
+        basis = Basis(self._epoch, np.flatnonzero(cols == _BASIC).astype(np.int32), rows)
+        self._held = (basis, self._basis_changes)
+        return basis
 
     def basic_columns(self) -> np.ndarray:
         """Pool indices of the columns basic in HiGHS's current basis (none
@@ -437,10 +444,20 @@ class MasterProblem:
         since it was taken (or more than :data:`KEPT_EPOCHS` deletions ago)
         or HiGHS refuses it.  From an unrelated node's basis, a
         node's first solve is most of its LP time (1 420 dual simplex pivots
-        on the Tarragona k = 5 tree, docs/bench/casc_gap.md §43).  O(columns)."""
+        on the Tarragona k = 5 tree, docs/bench/casc_gap.md §43).  When HiGHS
+        still holds ``basis`` (the last :meth:`save_basis`, nothing run or
+        changed since but columns added and bounds: a plunge's child), it is
+        kept as it is, with its factorization and dual steepest-edge weights,
+        which HiGHS computes again after every ``setBasis``: 0.03–0.04 s of a
+        0.1 s node LP on the Census k = 4 tree (docs/bench/casc_gap.md §83).
+        O(columns)."""
         import highspy
 
+        if self._held == (basis, self._basis_changes):
+            self.bases_kept += 1
+            return True
         h = self._highs
+        self._basis_changes += 1
         n_cols, n_rows = h.getNumCol(), h.getNumRow()
         basic = self._translate(basis)
         if basic is None or basis.row_status.size > n_rows \
@@ -579,6 +596,7 @@ class MasterProblem:
         h.setOptionValue("simplex_strategy", 1)
         h.setOptionValue("simplex_iteration_limit", int(max_iterations))
         h.setOptionValue("time_limit", highspy.kHighsInf)
+        self._basis_changes += 1
         h.run()
         status = h.getModelStatus()
         if status not in (highspy.HighsModelStatus.kOptimal,
@@ -714,6 +732,7 @@ class MasterProblem:
         at once, so they went on to the cold start: 20–30 s, against 0.2 s
         with the basis set again (§73)."""
         done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit)
+        self._basis_changes += 1
         h.run()
         status = h.getModelStatus()
         retries = ("other simplex", "cold start")

@@ -87,7 +87,7 @@ _COUNTS = ("nodes", "iterations", "node_closings", "nodes_enumerated", "node_par
            "node_closing_incumbents", "node_closings_timed_out", "node_closings_too_large",
            "node_closings_skipped",
            "node_fixed_pairs", "node_fixed_sizes", "columns_fixed",
-           "warm_starts", "lp_stalls", "lp_retries", "strong_evaluations", "strong_predicted") \
+           "warm_starts", "bases_kept", "lp_stalls", "lp_retries", "strong_evaluations", "strong_predicted") \
     + tuple(f"time_{k}" for k in _SECONDS)
 
 
@@ -251,7 +251,8 @@ def _counts(tree) -> dict:
             "node_closings_too_large": closer.too_large, "node_closings_skipped": closer.skipped,
             "node_fixed_pairs": 0 if fixer is None else fixer.node_fixed,
             "node_fixed_sizes": tree.node_fixed_sizes, "columns_fixed": tree.columns_fixed,
-            "warm_starts": tree.warm_starts, "lp_stalls": tree.master.lp_stalls,
+            "warm_starts": tree.warm_starts, "bases_kept": tree.master.bases_kept,
+            "lp_stalls": tree.master.lp_stalls,
             "lp_retries": tree.master.lp_retries,
             "strong_evaluations": getattr(tree.branching, "evaluations", 0),
             "strong_predicted": getattr(tree.branching, "predicted", 0),
@@ -636,6 +637,7 @@ class _Coordinator:
         tree.node_fixed_sizes += c["node_fixed_sizes"]
         tree.warm_starts += c["warm_starts"]
         tree.master.lp_stalls += c["lp_stalls"]
+        tree.master.bases_kept += c["bases_kept"]
         tree.master.lp_retries += c["lp_retries"]
         if hasattr(tree.branching, "evaluations"):
             tree.branching.evaluations += c["strong_evaluations"]

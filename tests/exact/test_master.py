@@ -187,6 +187,39 @@ def test_saved_basis_restarts_a_node_where_it_ended():
     assert not mp.load_basis(same)                      # a basic column of it was deleted
 
 
+def test_a_basis_highs_still_holds_is_kept():
+    """Loading the basis just saved, with only columns added and bounds
+    changed since (a plunge's child), keeps HiGHS's own (``bases_kept``) and
+    solves to the optimum of a fresh master; after another run, new cut
+    rows or a deletion, the basis is set again and restarts its LP as before."""
+    rng, X, mp = _dual_master(11, 60)
+
+    def fresh_value():
+        fresh = MasterProblem(X, artificial_cost=1e4)
+        fresh.add_columns(mp.columns)
+        fresh.add_cuts(mp.cuts)
+        fresh.set_allowed(mp.allowed)
+        return fresh.solve().value
+
+    parent = mp.solve()
+    saved = mp.save_basis()
+    child = np.ones(len(mp), dtype=bool)
+    child[np.flatnonzero(parent.x > 1e-6)[0]] = False
+    mp.add_columns(_random_columns(rng, mp.n, 3, 10))
+    mp.set_allowed(np.append(child, np.ones(len(mp) - child.size, dtype=bool)))
+    assert mp.load_basis(saved) and mp.bases_kept == 1
+    assert mp.solve().value == pytest.approx(fresh_value(), rel=1e-9)
+    mp.set_allowed(None)
+    assert mp.load_basis(saved) and mp.bases_kept == 1      # a run since: set again
+    assert mp.solve().value == pytest.approx(fresh_value(), rel=1e-9)
+    for change in (lambda: mp.add_cuts([(0, 1, 2)]),
+                   lambda: mp.drop_columns(np.arange(len(mp)) == len(mp) - 1)):
+        again = mp.save_basis()
+        change()
+        assert mp.load_basis(again) and mp.bases_kept == 1
+        assert mp.solve().value == pytest.approx(fresh_value(), rel=1e-9)
+
+
 def test_a_rebased_basis_outlives_any_number_of_deletions():
     """A saved basis whose basic columns are kept (:meth:`basic_in`) and which
     is brought to the current indices after each deletion (:meth:`rebase`)
