@@ -21,6 +21,11 @@ dual simplex with Devex pricing against HiGHS's choice (casc_gap §46)::
         docs/results/trees/tarragona_k5_18.npz --nodes 80 --bp-option plunge=1 \\
         --bp-option column_fixing=True --methods dual,dual:simplex_dual_edge_weight_strategy=1
 
+``keep_held=0`` among them is the master's own switch instead: every node's
+basis set again even where HiGHS still holds it (a plunge's child; casc_gap
+§83).  The first solves at nodes whose basis was kept are counted apart
+(``lp_*_kept``).
+
 Root mode (``--root-rounds N``, no checkpoint): the root's column generation
 (by the primal simplex) and then exactly N cut rounds (``tail_off`` 0, no
 dive, no tree) once per method; one JSON line per run with the seconds of
@@ -56,21 +61,23 @@ ROOT = dict(node_limit=1, tail_off=0.0, min_violation=0.02, close_gap=False, mip
 
 def timed_solves(log: list):
     """Wrap :meth:`MasterProblem.solve` so that each solve appends
-    (first at its node, seconds, simplex iterations) to ``log``; a solve is
-    the first at its node when :meth:`MasterProblem.set_allowed` ran since the
-    last one."""
+    (first at its node, seconds, simplex iterations, the node's basis kept)
+    to ``log``; a solve is the first at its node when
+    :meth:`MasterProblem.set_allowed` ran since the last one, and its basis
+    was kept when ``bases_kept`` grew since then."""
     solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
-    state = {"new": False}
+    state = {"new": False, "kept": 0}
 
     def set_allowed_(self, allowed):
-        state["new"] = True
+        state["new"], state["kept"] = True, self.bases_kept
         return set_allowed(self, allowed)
 
     def solve_(self, time_limit=None):
         t = time.perf_counter()
         sol = solve(self, time_limit)
         log.append((state["new"], time.perf_counter() - t,
-                    0 if sol is None else sol.simplex_iterations))
+                    0 if sol is None else sol.simplex_iterations,
+                    state["new"] and self.bases_kept > state["kept"]))
         state["new"] = False
         return sol
 
@@ -95,13 +102,17 @@ def highs_options(spec: str) -> tuple[str, dict]:
 
 
 def with_highs_options(opts: dict) -> None:
-    """Set ``opts`` on every master's HiGHS whenever its LP method is applied."""
+    """Set ``opts`` on every master's HiGHS whenever its LP method is applied
+    (``keep_held`` on the master itself)."""
     apply = _APPLY
 
     def apply_(self):
         apply(self)
         for name, value in opts.items():
-            self._highs.setOptionValue(name, value)
+            if name == "keep_held":
+                self.keep_held = bool(value)
+            else:
+                self._highs.setOptionValue(name, value)
 
     MasterProblem._apply_algorithm = apply_
 
@@ -121,6 +132,7 @@ def one_run(X, k, path, options, nodes, method) -> dict:
     seconds = time.perf_counter() - t0
     first = [s for s in log if s[0]]
     rest = [s for s in log if not s[0]]
+    kept = [s for s in first if s[3]]
     done = r.summary()["nodes"] - ckpt.meta["counts"]["nodes"]
     return {"reopt_lp_algorithm": method, "nodes": done, "seconds": round(seconds, 1),
             "nodes_per_s": round(done / seconds, 4), "lp_solves": len(log),
@@ -130,6 +142,8 @@ def one_run(X, k, path, options, nodes, method) -> dict:
             "lp_iterations_rest": sum(s[2] for s in rest),
             "lp_seconds_max_first": round(max((s[1] for s in first), default=0.0), 3),
             "lp_seconds_max_rest": round(max((s[1] for s in rest), default=0.0), 3),
+            "lp_solves_kept": len(kept), "lp_seconds_kept": round(sum(s[1] for s in kept), 2),
+            "lp_iterations_kept": sum(s[2] for s in kept),
             "lp_stalls": r.lp_stalls, "lp_retries": r.lp_retries,
             "lower_bound": r.lower_bound, "incumbent": r.sse}
 

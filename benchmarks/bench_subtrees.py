@@ -22,7 +22,8 @@ process, without the spread of subtree sizes, which is wide.
 Printed: the sample's summed gap to the cutoff, then at the end of the
 run (closed or stopped by ``--time-limit``) its status, wall seconds,
 nodes, node gap closings (tried, closed, timed out, seconds), the sizes
-excluded (size fixing), the nodes started from their parent's basis, the cuts
+excluded (size fixing), the nodes started from their parent's basis (and of
+those, the ones whose basis HiGHS still held: a plunge's child), the cuts
 added at nodes (``node_cut_rounds``), and the open nodes and summed gap left
 (from the run's last checkpoint).  Run two arms
 side by side, one core each, to compare options in the same run.
@@ -147,7 +148,7 @@ def main(argv=None):
            "node_closings_skipped": r.node_closings_skipped - before.get("skipped", 0),
            "time_node_close": r.seconds.get("node_close", 0.0),
            "node_fixed_sizes": r.node_fixed_sizes - before_sizes, "warm_starts": r.warm_starts,
-           "node_cuts": r.node_cuts - before_cuts,
+           "bases_kept": r.bases_kept, "node_cuts": r.node_cuts - before_cuts,
            "open_left": n_left, "gap_left": gap_left, "sse": r.sse}
     if a.trace:
         row["closings"] = closings
@@ -157,7 +158,8 @@ def main(argv=None):
           f"{row['nodes_enumerated']} closed a node, {row['node_closings_timed_out']} timed out, "
           f"{row['node_closings_skipped']} turned down (node_close_cost), "
           f"{row['time_node_close']:.0f} s; {row['node_fixed_sizes']} sizes excluded, "
-          f"{r.warm_starts} nodes started warm; {row['node_cuts']} cuts added at nodes; left {n_left} open nodes, summed gap "
+          f"{r.warm_starts} nodes started warm ({r.bases_kept} on the basis HiGHS held); "
+          f"{row['node_cuts']} cuts added at nodes; left {n_left} open nodes, summed gap "
           f"{gap_left:.4f} of {gap0:.4f}")
     if a.json:
         with open(a.json, "a") as fh:

@@ -222,6 +222,7 @@ class MasterProblem:
         self._basis_changes = 0     # bumped whenever HiGHS's basis may change (a run, rows, ...)
         self._held: tuple = (None, -1)  # (the last save_basis, _basis_changes then): load_basis
         self.bases_kept = 0         # load_basis calls that found HiGHS holding the basis
+        self.keep_held = True       # False: load_basis sets every basis (bench_reopt_lp's A/B)
 
     @property
     def count_rows(self) -> int:
@@ -453,7 +454,7 @@ class MasterProblem:
         O(columns)."""
         import highspy
 
-        if self._held == (basis, self._basis_changes):
+        if self.keep_held and self._held == (basis, self._basis_changes):
             self.bases_kept += 1
             return True
         h = self._highs
