@@ -54,7 +54,7 @@ def capture(lps: list, count: int) -> None:
 
     def solve_(self, time_limit=None):
         if state["new"] and len(lps) < count:
-            h = self._highs                     # noqa: SLF001 (a benchmark's probe)
+            h = self._highs
             lps.append((h.getLp(), h.getBasis()))
         state["new"] = False
         return solve(self, time_limit)

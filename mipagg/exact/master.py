@@ -449,7 +449,7 @@ class MasterProblem:
         still holds ``basis`` (the last :meth:`save_basis`, nothing run or
         changed since but columns added and bounds: a plunge's child), it is
         kept as it is, with its factorization and dual steepest-edge weights,
-        which HiGHS computes again after every ``setBasis``: 0.03–0.04 s of a
+        which HiGHS computes again after every ``setBasis``: about 0.035 s of a
         0.1 s node LP on the Census k = 4 tree (docs/bench/casc_gap.md §83).
         O(columns)."""
         import highspy
