@@ -32,3 +32,31 @@ def option(text: str):
 
     key, _, value = text.partition("=")
     return key, option_value(value)
+
+
+def watch_node_solves(hook):
+    """Route every :meth:`MasterProblem.solve` through ``hook(master, first,
+    kept, solve)``, which runs the real solve by calling ``solve()`` and
+    returns its result.  ``first``: :meth:`MasterProblem.set_allowed` ran
+    since the last solve (a node's first LP); ``kept``: that node's basis
+    was the one HiGHS still held (``bases_kept`` grew since).  Returns a
+    function that undoes the wrapping."""
+    from mipagg.exact.master import MasterProblem
+
+    solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
+    state = {"new": False, "kept": 0}
+
+    def set_allowed_(self, allowed):
+        state["new"], state["kept"] = True, self.bases_kept
+        return set_allowed(self, allowed)
+
+    def solve_(self, time_limit=None):
+        first, state["new"] = state["new"], False
+        return hook(self, first, first and self.bases_kept > state["kept"],
+                    lambda: solve(self, time_limit))
+
+    def undo():
+        MasterProblem.solve, MasterProblem.set_allowed = solve, set_allowed
+
+    MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
+    return undo

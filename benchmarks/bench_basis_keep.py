@@ -31,35 +31,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine, option  # noqa: E402
+from _env import machine, option, watch_node_solves  # noqa: E402
 from bench_reopt_lp import DROPPED  # noqa: E402
 from bench_subtrees import sample  # noqa: E402
 
 from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
-from mipagg.exact.master import MasterProblem  # noqa: E402
 from mipagg.instance import read_csv  # noqa: E402
 
 
-def capture(lps: list, count: int) -> None:
-    """Wrap :meth:`MasterProblem.solve` so that the first solve after each
-    :meth:`MasterProblem.set_allowed` (a node's first) appends (LP, basis)
-    to ``lps``, up to ``count`` of them."""
-    solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
-    state = {"new": False}
+def capture(lps: list, count: int):
+    """Make the first solve at each node (:func:`_env.watch_node_solves`)
+    append (LP, basis) to ``lps``, up to ``count`` of them; returns the
+    undo."""
+    def hook(master, first, kept, solve):
+        if first and len(lps) < count:
+            lps.append((master._highs.getLp(), master._highs.getBasis()))
+        return solve()
 
-    def set_allowed_(self, allowed):
-        state["new"] = True
-        return set_allowed(self, allowed)
-
-    def solve_(self, time_limit=None):
-        if state["new"] and len(lps) < count:
-            h = self._highs
-            lps.append((h.getLp(), h.getBasis()))
-        state["new"] = False
-        return solve(self, time_limit)
-
-    MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
+    return watch_node_solves(hook)
 
 
 def replay(lp, basis) -> dict:
@@ -117,9 +107,10 @@ def main(argv=None) -> int:
     print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}; "
           f"options {options}", flush=True)
     lps: list = []
-    capture(lps, a.lps)
+    undo = capture(lps, a.lps)
     branch_and_price(X, int(k), resume=str(part), node_limit=ckpt.meta["counts"]["nodes"] + a.lps,
                      **options)
+    undo()
     total = {"kept": [0.0, 0], "set": [0.0, 0]}
     for i, (lp, basis) in enumerate(lps):
         r = replay(lp, basis)

@@ -45,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import option  # noqa: E402
+from _env import option, watch_node_solves  # noqa: E402
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
@@ -60,28 +60,17 @@ ROOT = dict(node_limit=1, tail_off=0.0, min_violation=0.02, close_gap=False, mip
 
 
 def timed_solves(log: list):
-    """Wrap :meth:`MasterProblem.solve` so that each solve appends
-    (first at its node, seconds, simplex iterations, the node's basis kept)
-    to ``log``; a solve is the first at its node when
-    :meth:`MasterProblem.set_allowed` ran since the last one, and its basis
-    was kept when ``bases_kept`` grew since then."""
-    solve, set_allowed = MasterProblem.solve, MasterProblem.set_allowed
-    state = {"new": False, "kept": 0}
-
-    def set_allowed_(self, allowed):
-        state["new"], state["kept"] = True, self.bases_kept
-        return set_allowed(self, allowed)
-
-    def solve_(self, time_limit=None):
+    """Make each solve append (first at its node, seconds, simplex
+    iterations, the node's basis kept) to ``log``
+    (:func:`_env.watch_node_solves`); returns the undo."""
+    def hook(master, first, kept, solve):
         t = time.perf_counter()
-        sol = solve(self, time_limit)
-        log.append((state["new"], time.perf_counter() - t,
-                    0 if sol is None else sol.simplex_iterations,
-                    state["new"] and self.bases_kept > state["kept"]))
-        state["new"] = False
+        sol = solve()
+        log.append((first, time.perf_counter() - t,
+                    0 if sol is None else sol.simplex_iterations, kept))
         return sol
 
-    MasterProblem.solve, MasterProblem.set_allowed = solve_, set_allowed_
+    return watch_node_solves(hook)
 
 
 def highs_options(spec: str) -> tuple[str, dict]:
@@ -122,7 +111,7 @@ _APPLY = MasterProblem._apply_algorithm
 
 def one_run(X, k, path, options, nodes, method) -> dict:
     log: list = []
-    timed_solves(log)
+    undo = timed_solves(log)
     alg, opts = highs_options(method)
     with_highs_options(opts)
     ckpt = checkpoint.load(path)
@@ -130,6 +119,7 @@ def one_run(X, k, path, options, nodes, method) -> dict:
     r = branch_and_price(X, k, resume=path, node_limit=ckpt.meta["counts"]["nodes"] + nodes,
                          reopt_lp_algorithm=alg, **options)
     seconds = time.perf_counter() - t0
+    undo()
     first = [s for s in log if s[0]]
     rest = [s for s in log if not s[0]]
     kept = [s for s in first if s[3]]
@@ -196,10 +186,8 @@ def main(argv=None) -> int:
     options.update(option(text) for text in args.bp_option)
     nodes = 3 if args.quick else args.nodes
     runs = []
-    original = MasterProblem.solve, MasterProblem.set_allowed
     one_run(X, args.k, args.checkpoint, options, 1, methods[0])   # warm-up: compiled kernels
     for method in methods:
-        MasterProblem.solve, MasterProblem.set_allowed = original
         runs.append(one_run(X, args.k, args.checkpoint, options, nodes, method))
         print(json.dumps(runs[-1]), flush=True)
     base = runs[0]["nodes_per_s"]

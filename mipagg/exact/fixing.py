@@ -75,15 +75,25 @@ def fix_sizes(ctx, duals, cons, threshold: float, sizes_out: int = 0,
     return sizes_out
 
 
+def _nearest(D: np.ndarray, neighbours: int) -> np.ndarray:
+    """(n, K) int64: the K = min(``neighbours``, n − 1) nearest other
+    records of each record (ties in any order)."""
+    n = D.shape[0]
+    K = int(min(max(neighbours, 1), n - 1))
+    if n < 2:
+        return np.zeros((n, 0), dtype=np.int64)
+    off = D + np.diag(np.full(n, np.inf))
+    return np.argpartition(off, K - 1, axis=1)[:, :K].astype(np.int64)
+
+
 def candidate_pairs(D: np.ndarray, neighbours: int) -> np.ndarray:
     """(m, 2) int64 pairs i < j with j among the ``neighbours`` nearest
     records of i or i among those of j, sorted.  O(n²)."""
     n = D.shape[0]
-    K = int(min(max(neighbours, 1), n - 1))
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
-    off = D + np.diag(np.full(n, np.inf))
-    near = np.argpartition(off, K - 1, axis=1)[:, :K]
+    near = _nearest(D, neighbours)
+    K = near.shape[1]
     i = np.repeat(np.arange(n, dtype=np.int64), K)
     j = near.ravel().astype(np.int64)
     a, b = np.minimum(i, j), np.maximum(i, j)
@@ -111,6 +121,96 @@ def _bounds_one_size(D, lam, Hcol, pairs, eta, out):
             out[q] = val
 
 
+@njit(cache=True, nogil=True)
+def _pairs_above(D, lam, Hs, sizes, pairs, extra, penalty, limit, near, out):
+    """out[q]: pair q's bound (as :func:`pair_bounds`: plus ``extra[q]``,
+    then ``penalty``) exceeds ``limit`` at every size of ``sizes`` (columns of ``Hs``).  A size
+    is first tried on the records of ``near`` (the nearest of i and of j):
+    any r of them give an upper bound on the least completion, so a pair at
+    or below the limit is usually dismissed in O(|near|·r) instead of
+    O(n·r)."""
+    n = D.shape[0]
+    m = near.shape[1]
+    small = np.empty(max(2 * m, 1))
+    for q in range(pairs.shape[0]):
+        i = pairs[q, 0]
+        j = pairs[q, 1]
+        ok = True
+        for stage in range(2):          # 0: the quick upper bounds; 1: the exact bounds
+            for s in range(sizes.shape[0]):
+                eta = sizes[s]
+                r = eta - 2
+                val = D[i, j] / eta - lam[i] - lam[j]
+                if r > 0:
+                    small[:] = np.inf
+                    if stage == 0:
+                        for a in range(2):
+                            row = near[i] if a == 0 else near[j]
+                            for b in range(m):
+                                t = row[b]
+                                if t == i or t == j or (a == 1 and _in(near[i], t)):
+                                    continue
+                                insert_smallest(small, r, (D[i, t] + D[j, t]) / eta - lam[t]
+                                                + Hs[t, s])
+                        if small[r - 1] == np.inf:
+                            continue            # fewer than r records near: no quick bound
+                    else:
+                        for t in range(n):
+                            if t == i or t == j:
+                                continue
+                            insert_smallest(small, r, (D[i, t] + D[j, t]) / eta - lam[t]
+                                            + Hs[t, s])
+                    val += small[:r].sum()
+                if val + extra[q] + penalty <= limit:
+                    ok = False
+                    break
+            if not ok:
+                break
+        out[q] = ok
+
+
+@njit(cache=True, nogil=True)
+def _in(row, t):
+    for v in row:
+        if v == t:
+            return True
+    return False
+
+
+def _cut_extras(cuts, mu, pairs, n) -> np.ndarray:
+    """Per pair of ``pairs``, what the pair alone pays of the cuts with
+    penalties ``mu`` > 0: Σ_S μ_S ⌊(a_i + a_j)/d_S⌋."""
+    out = np.zeros(pairs.shape[0])
+    if mu is None or not len(cuts) or not pairs.shape[0]:
+        return out
+    codes = pairs[:, 0] * n + pairs[:, 1]
+    extra: dict = {}
+    for S, m in zip(cuts, np.asarray(mu, dtype=float)):
+        if m <= 0:
+            continue
+        cut = rank1(S)
+        R, A = cut.rows, cut.nums
+        for a in range(len(R)):
+            for b in range(a + 1, len(R)):
+                f = (A[a] + A[b]) // cut.den
+                if f:
+                    c = R[a] * n + R[b]
+                    extra[c] = extra.get(c, 0.0) + float(m) * f
+    if extra:
+        keys = np.fromiter(extra.keys(), dtype=np.int64, count=len(extra))
+        vals = np.fromiter(extra.values(), dtype=float, count=len(extra))
+        order = np.argsort(keys)
+        keys, vals = keys[order], vals[order]
+        pos = np.clip(np.searchsorted(keys, codes), 0, keys.size - 1)
+        hit = keys[pos] == codes
+        out[hit] = vals[pos[hit]]
+    return out
+
+
+def _sizes(k, n, sizes_out) -> list:
+    return [eta for eta in range(max(k, 2), min(2 * k - 1, n) + 1) if not sizes_out >> eta & 1]
+
+
 def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None, sizes_out: int = 0) -> np.ndarray:
     """A certified lower bound, per pair of ``pairs``, on the reduced cost
     (row duals ``lam``, cut penalties ``mu`` = −σ ≥ 0 of the cut row sets
@@ -121,34 +221,10 @@ def pair_bounds(D, lam, k, pairs, H=None, cuts=(), mu=None, sizes_out: int = 0) 
     n = D.shape[0]
     out = np.full(pairs.shape[0], np.inf)
     lam = np.asarray(lam, dtype=float)
-    for eta in range(max(k, 2), min(2 * k - 1, n) + 1):
-        if sizes_out >> eta & 1:
-            continue
+    for eta in _sizes(k, n, sizes_out):
         col = _h_column(D, eta) if H is None else H[eta]
         _bounds_one_size(D, lam, col, pairs, eta, out)
-    if mu is not None and len(cuts) and pairs.shape[0]:
-        codes = pairs[:, 0] * n + pairs[:, 1]
-        extra = {}
-        for S, m in zip(cuts, np.asarray(mu, dtype=float)):
-            if m <= 0:
-                continue
-            cut = rank1(S)          # the pair alone pays ⌊(a_i + a_j)/d⌋ of the cut
-            R, A = cut.rows, cut.nums
-            for a in range(len(R)):
-                for b in range(a + 1, len(R)):
-                    f = (A[a] + A[b]) // cut.den
-                    if f:
-                        c = R[a] * n + R[b]
-                        extra[c] = extra.get(c, 0.0) + float(m) * f
-        if extra:
-            keys = np.fromiter(extra.keys(), dtype=np.int64, count=len(extra))
-            vals = np.fromiter(extra.values(), dtype=float, count=len(extra))
-            order = np.argsort(keys)
-            keys, vals = keys[order], vals[order]
-            pos = np.clip(np.searchsorted(keys, codes), 0, keys.size - 1)
-            hit = keys[pos] == codes
-            out[hit] += vals[pos[hit]]
-    return out
+    return out + _cut_extras(cuts, mu, pairs, n)
 
 
 def _h_column(D, eta):
@@ -188,6 +264,10 @@ class PairFixing:
         self.pairs = candidate_pairs(D, 2 * self.k if neighbours is None else neighbours)
         self.codes = self.pairs[:, 0] * self.n + self.pairs[:, 1]
         self.H = {eta: _h_column(D, eta) for eta in range(max(k, 2), 2 * k)}
+        self._sizes = sorted(self.H)
+        self._Hs = np.stack([self.H[eta] for eta in self._sizes], axis=1) if self.H \
+            else np.zeros((self.n, 0))
+        self.near = _nearest(D, 2 * self.k)      # the quick bounds' records (fix_node)
         self.fixed = np.zeros(self.pairs.shape[0], dtype=bool)
         self._root = None            # (pair bounds, L) at the root's duals
         self.node_fixed = 0          # pairs fixed at tree nodes (for their subtrees), in all
@@ -227,16 +307,26 @@ class PairFixing:
                  sizes_out=0, count_penalty=0.0) -> list:
         """Pairs (not fixed at the root nor in ``known``) fixed apart for the
         subtree of a node whose bound is certified at the duals, where no
-        improving partition has a cluster of a size in ``sizes_out``."""
+        improving partition has a cluster of a size in ``sizes_out``: those
+        whose :meth:`bounds` exceed UB − L (plus the margin), found by
+        :func:`_pairs_above` without computing every bound in full."""
         free = ~self.fixed
         if known:
             kc = np.array([a * self.n + b for a, b in known], dtype=np.int64)
             free &= ~np.isin(self.codes, kc)
         if not free.any():
             return []
-        b = self.bounds(duals, cuts, cut_duals, free, sizes_out, count_penalty)
-        hit = b > ub - float(bound) + self.margin(ub)
-        sel = self.pairs[free][hit]
+        pairs = self.pairs[free]
+        mu = None if cut_duals is None else np.maximum(-np.asarray(cut_duals, dtype=float), 0)
+        sizes = _sizes(self.k, self.n, sizes_out)
+        hit = np.ones(pairs.shape[0], dtype=bool)
+        if sizes:
+            Hs = self._Hs[:, [s - self._sizes[0] for s in sizes]]
+            _pairs_above(self.D, np.asarray(duals, dtype=float), np.ascontiguousarray(Hs),
+                         np.asarray(sizes, dtype=np.int64), pairs,
+                         _cut_extras(cuts, mu, pairs, self.n), max(float(count_penalty), 0.0),
+                         ub - float(bound) + self.margin(ub), self.near, hit)
+        sel = pairs[hit]
         self.node_fixed += int(hit.sum())
         return [(int(a), int(c)) for a, c in sel]
 

@@ -120,6 +120,34 @@ def test_fixing_on_a_clustered_instance():
     assert r.summary()["fixed_pairs"] == r.fixed_pairs
 
 
+@settings(max_examples=80, deadline=None)
+@given(tiny_instances(max_n=12, max_k=3), st.integers(0, 10_000), st.floats(0.0, 1.0),
+       st.booleans())
+def test_node_fixing_fixes_exactly_the_pairs_whose_bound_exceeds_the_gap(inst, seed, share,
+                                                                         largest_out):
+    """``fix_node`` (quick bounds first, full ones only where needed) fixes
+    the same pairs as comparing every full bound with UB − L."""
+    X, k = inst
+    n = X.shape[0]
+    D = squared_distances(X)
+    rng = np.random.default_rng(seed)
+    lam = rng.normal(0.5, 1.0, n)
+    cuts = [tuple(sorted(rng.choice(n, 3, replace=False))) for _ in range(3)]
+    sigma = -rng.uniform(0, 1, len(cuts))
+    penalty = float(rng.choice([0.0, 0.3]))
+    sizes_out = 1 << (2 * k - 1) if largest_out else 0
+    fx = PairFixing(D, k)
+    b = fx.bounds(lam, cuts, sigma, sizes_out=sizes_out, count_penalty=penalty)
+    finite = b[np.isfinite(b)]
+    ub = float(np.quantile(finite, share)) if finite.size else 1.0
+    known = [tuple(int(v) for v in fx.pairs[0])] if seed % 2 else []
+    expected = {tuple(int(v) for v in p) for p in fx.pairs[b > ub + fx.margin(ub)]} - set(known)
+    got = fx.fix_node(lam, 0.0, ub, cuts, sigma, known=known, sizes_out=sizes_out,
+                      count_penalty=penalty)
+    assert set(got) == expected and len(got) == len(expected)
+    assert fx.node_fixed == len(expected)
+
+
 def test_pair_fixing_object_refresh():
     X = np.array([[0.], [0.1], [5.], [5.1], [9.], [9.2]])
     D = squared_distances(X)
