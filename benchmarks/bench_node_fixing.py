@@ -6,13 +6,17 @@ Resumes a sample of a checkpoint's open subtrees (as ``bench_subtrees.py``
 draws them) on one process for ``--nodes`` nodes with the options the
 checkpoint was written with, timing ``fix_node`` (pairs) and
 ``fix_node_sizes`` (sizes) at every node and capturing the pair fixing's
-inputs.  Then, for each captured node, computes the fixed pairs twice: every
+inputs; with ``--root-seconds T`` the tree starts from the root instead, with
+the same options, for T seconds (the first nodes of a tree, where branching
+nodes are many).  Then, for each captured node, computes the fixed pairs twice: every
 candidate pair's full bound (``PairFixing.bounds``, the way before §84)
 compared with UB − L, and ``fix_node``; checks that both fix the same pairs
 and prints their seconds and the ratio::
 
     python benchmarks/bench_node_fixing.py \\
         --resume census:4:docs/results/trees/census_k4_groups_5.npz --sample 30 --seed 4 --nodes 60
+    python benchmarks/bench_node_fixing.py \
+        --resume census:4:docs/results/trees/census_k4_groups_5.npz --root-seconds 420
 """
 
 from __future__ import annotations
@@ -91,6 +95,8 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=60, help="nodes to solve and replay")
     ap.add_argument("--bp-option", action="append", default=[], type=option,
                     help="key=value, changes one of the checkpoint's bp options (repeatable)")
+    ap.add_argument("--root-seconds", type=float,
+                    help="from the root for this long instead of a sample of the checkpoint")
     ap.add_argument("--quick", action="store_true", help="5 nodes drawn, 5 solved")
     a = ap.parse_args(argv)
     if a.quick:
@@ -99,23 +105,30 @@ def main(argv=None) -> int:
     X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
     print(f"<!-- {machine()}; mipagg {__version__} -->")
     part = Path(tempfile.mkdtemp(prefix="bench_node_fixing-")) / "sample.npz"
-    sample(path, a.sample, a.seed, part)
-    ckpt = checkpoint.load(part)
+    if a.root_seconds:
+        ckpt = checkpoint.load(path)
+        resumed, start = 0, f"from the root for {a.root_seconds:g} s"
+    else:
+        sample(path, a.sample, a.seed, part)
+        ckpt = checkpoint.load(part)
+        resumed = ckpt.meta["counts"]["nodes"]
+        start = f"{a.sample} open nodes drawn with seed {a.seed}"
     options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
     options.update({"threads": 1, **dict(a.bp_option)})
-    print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}; "
-          f"options {options}", flush=True)
+    print(f"{name} k={k}, {Path(path).name}: {start}; options {options}", flush=True)
     calls: list = []
     seconds = {"pairs": 0.0, "sizes": 0.0}
     watch(calls, seconds)
     t0 = time.perf_counter()
-    r = branch_and_price(X, int(k), resume=str(part),
-                         node_limit=ckpt.meta["counts"]["nodes"] + a.nodes, **options)
+    if a.root_seconds:
+        r = branch_and_price(X, int(k), time_limit=a.root_seconds, **options)
+    else:
+        r = branch_and_price(X, int(k), resume=str(part), node_limit=resumed + a.nodes, **options)
     wall = time.perf_counter() - t0
     BranchAndPrice.fix_node, BranchAndPrice.fix_node_sizes, PairFixing.fix_node = \
         seconds.pop("restore")
-    done = r.summary()["nodes"] - ckpt.meta["counts"]["nodes"]
-    print(f"{done} nodes in {wall:.1f} s: pair fixing {seconds['pairs']:.2f} s, "
+    done = r.summary()["nodes"] - resumed
+    print(f"{done} nodes in {wall:.1f} s (tree {r.summary()['time_tree']:.1f} s): pair fixing {seconds['pairs']:.2f} s, "
           f"size fixing {seconds['sizes']:.2f} s, fixing in all (columns too) "
           f"{r.summary()['time_fixing']:.2f} s")
     t_full = t_quick = 0.0
