@@ -74,10 +74,7 @@ def watch(calls: list, seconds: dict) -> None:
 def full_bounds(fx: PairFixing, args) -> list:
     """The fixed pairs the way before §84: every free candidate pair's full bound."""
     duals, bound, ub, cuts, cut_duals, known, sizes_out, penalty = args
-    free = ~fx.fixed
-    if known:
-        kc = np.array([a * fx.n + b for a, b in known], dtype=np.int64)
-        free &= ~np.isin(fx.codes, kc)
+    free = fx.free(known)
     if not free.any():
         return []
     b = fx.bounds(duals, cuts, cut_duals, free, sizes_out, penalty)

@@ -303,6 +303,14 @@ class PairFixing:
             self.fixed |= b > ub - L + self.margin(ub)
         return int(self.fixed.sum())
 
+    def free(self, known=()) -> np.ndarray:
+        """Mask of the candidate pairs fixed neither at the root nor in ``known``."""
+        free = ~self.fixed
+        if known:
+            kc = np.array([a * self.n + b for a, b in known], dtype=np.int64)
+            free &= ~np.isin(self.codes, kc)
+        return free
+
     def fix_node(self, duals, bound, ub, cuts=(), cut_duals=None, known=(),
                  sizes_out=0, count_penalty=0.0) -> list:
         """Pairs (not fixed at the root nor in ``known``) fixed apart for the
@@ -310,10 +318,7 @@ class PairFixing:
         improving partition has a cluster of a size in ``sizes_out``: those
         whose :meth:`bounds` exceed UB − L (plus the margin), found by
         :func:`_pairs_above` without computing every bound in full."""
-        free = ~self.fixed
-        if known:
-            kc = np.array([a * self.n + b for a, b in known], dtype=np.int64)
-            free &= ~np.isin(self.codes, kc)
+        free = self.free(known)
         if not free.any():
             return []
         pairs = self.pairs[free]

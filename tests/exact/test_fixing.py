@@ -39,16 +39,21 @@ def _best_together(X, k):
 
 
 
+def _random_duals(X, seed, cuts):
+    """(D, row duals, ``cuts`` random triples, their penalties μ ≥ 0) for ``X``."""
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    lam = rng.normal(0.5, 1.0, n)
+    triples = [tuple(sorted(rng.choice(n, 3, replace=False))) for _ in range(cuts)]
+    return squared_distances(X), lam, triples, rng.uniform(0, 1, cuts)
+
+
 @settings(max_examples=60, deadline=None)
 @given(tiny_instances(max_n=9, max_k=3), st.integers(0, 10_000))
 def test_pair_bound_below_every_cluster(inst, seed):
     X, k = inst
     n = X.shape[0]
-    D = squared_distances(X)
-    rng = np.random.default_rng(seed)
-    lam = rng.normal(0.5, 1.0, n)
-    cuts = [tuple(sorted(rng.choice(n, 3, replace=False))) for _ in range(2)]
-    mu = rng.uniform(0, 1, len(cuts))
+    D, lam, cuts, mu = _random_duals(X, seed, 2)
     pairs = np.array(list(itertools.combinations(range(n), 2)))
     b = pair_bounds(D, lam, k, pairs, cuts=cuts, mu=mu)
     for q, (i, j) in enumerate(pairs):
@@ -128,13 +133,9 @@ def test_node_fixing_fixes_exactly_the_pairs_whose_bound_exceeds_the_gap(inst, s
     """``fix_node`` (quick bounds first, full ones only where needed) fixes
     the same pairs as comparing every full bound with UB − L."""
     X, k = inst
-    n = X.shape[0]
-    D = squared_distances(X)
-    rng = np.random.default_rng(seed)
-    lam = rng.normal(0.5, 1.0, n)
-    cuts = [tuple(sorted(rng.choice(n, 3, replace=False))) for _ in range(3)]
-    sigma = -rng.uniform(0, 1, len(cuts))
-    penalty = float(rng.choice([0.0, 0.3]))
+    D, lam, cuts, mu = _random_duals(X, seed, 3)
+    sigma = -mu
+    penalty = 0.3 if seed % 3 == 0 else 0.0
     sizes_out = 1 << (2 * k - 1) if largest_out else 0
     fx = PairFixing(D, k)
     b = fx.bounds(lam, cuts, sigma, sizes_out=sizes_out, count_penalty=penalty)
