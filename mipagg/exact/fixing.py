@@ -93,11 +93,12 @@ def _nearest(D: np.ndarray, neighbours: int) -> np.ndarray:
 def candidate_pairs(D: np.ndarray, neighbours: int) -> np.ndarray:
     """(m, 2) int64 pairs i < j with j among the ``neighbours`` nearest
     records of i or i among those of j, sorted.  O(n²)."""
-    n = D.shape[0]
-    if n < 2:
-        return np.zeros((0, 2), dtype=np.int64)
-    near = _nearest(D, neighbours)
-    K = near.shape[1]
+    return _pairs_of(_nearest(D, neighbours))
+
+
+def _pairs_of(near: np.ndarray) -> np.ndarray:
+    """The pairs of :func:`candidate_pairs` from the nearest records ``near``."""
+    n, K = near.shape
     i = np.repeat(np.arange(n, dtype=np.int64), K)
     j = near.ravel().astype(np.int64)
     a, b = np.minimum(i, j), np.maximum(i, j)
@@ -265,13 +266,14 @@ class PairFixing:
 
     def __init__(self, D, k, neighbours=None):
         self.D, self.k, self.n = D, int(k), D.shape[0]
-        self.pairs = candidate_pairs(D, 2 * self.k if neighbours is None else neighbours)
+        self.near = _nearest(D, 2 * self.k)      # also the quick bounds' records (fix_node)
+        self.pairs = _pairs_of(self.near if neighbours in (None, 2 * self.k)
+                               else _nearest(D, neighbours))
         self.codes = self.pairs[:, 0] * self.n + self.pairs[:, 1]
         self.H = {eta: _h_column(D, eta) for eta in range(max(k, 2), 2 * k)}
         self._sizes = sorted(self.H)
         self._Hs = np.stack([self.H[eta] for eta in self._sizes], axis=1) if self.H \
             else np.zeros((self.n, 0))
-        self.near = _nearest(D, 2 * self.k)      # the quick bounds' records (fix_node)
         self.fixed = np.zeros(self.pairs.shape[0], dtype=bool)
         self._root = None            # (pair bounds, L) at the root's duals
         self.node_fixed = 0          # pairs fixed at tree nodes (for their subtrees), in all
