@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine, option, watch_node_solves  # noqa: E402
-from bench_reopt_lp import DROPPED  # noqa: E402
+from bench_reopt_lp import carried_options  # noqa: E402
 from bench_subtrees import sample  # noqa: E402
 
 from mipagg.exact import checkpoint  # noqa: E402
@@ -102,8 +102,7 @@ def main(argv=None) -> int:
     part = Path(tempfile.mkdtemp(prefix="bench_basis_keep-")) / "sample.npz"
     sample(path, a.sample, a.seed, part)
     ckpt = checkpoint.load(part)
-    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
-    options.update({"threads": 1, **dict(a.bp_option)})
+    options = carried_options(ckpt, a.bp_option)
     print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}; "
           f"options {options}", flush=True)
     lps: list = []

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine, option  # noqa: E402
-from bench_reopt_lp import DROPPED  # noqa: E402
+from bench_reopt_lp import carried_options  # noqa: E402
 from bench_subtrees import sample  # noqa: E402
 
 from mipagg import __version__  # noqa: E402
@@ -110,8 +110,7 @@ def main(argv=None) -> int:
         ckpt = checkpoint.load(part)
         resumed = ckpt.meta["counts"]["nodes"]
         start = f"{a.sample} open nodes drawn with seed {a.seed}"
-    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
-    options.update({"threads": 1, **dict(a.bp_option)})
+    options = carried_options(ckpt, a.bp_option)
     print(f"{name} k={k}, {Path(path).name}: {start}; options {options}", flush=True)
     calls: list = []
     seconds = {"pairs": 0.0, "sizes": 0.0}

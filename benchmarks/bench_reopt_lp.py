@@ -55,6 +55,17 @@ from mipagg.instance import read_csv  # noqa: E402
 # options of the checkpoint's run that do not carry over to this probe
 DROPPED = ("time_limit", "node_limit", "checkpoint", "checkpoint_every", "resume", "workers",
            "scheduler", "reopt_lp_algorithm")
+
+
+def carried_options(ckpt, changes=()) -> dict:
+    """The bp options checkpoint ``ckpt`` was written with, but those of
+    :data:`DROPPED`, on one pricing thread, with ``changes`` ((key, value)
+    pairs) applied."""
+    options = {o: v for o, v in checkpoint.summary(ckpt)["options"].items() if o not in DROPPED}
+    options.update({"threads": 1, **dict(changes)})
+    return options
+
+
 ROOT = dict(node_limit=1, tail_off=0.0, min_violation=0.02, close_gap=False, mip_time=0,
             dive_time=0, threads=1)
 
