@@ -165,6 +165,9 @@ def initial_partition(initial, X, k) -> Partition:
     return p
 
 
+POLISH_MEMO = 32       # polish results a Rounder remembers
+
+
 class Rounder:
     """Steps 5(b)-(c) of MicroaggregationHeuristicMP (seed 001 §5.2) as a
     callback for :func:`~mipagg.exact.node.solve_node`: the partition of an
@@ -178,7 +181,11 @@ class Rounder:
     so that a run is reproducible whatever the machine's load); :meth:`finish` rounds
     the last solution if it was skipped.  ``polish``: an optional function
     applied to every candidate within 2 % of the best before comparing
-    (branch-and-price passes the local search of :mod:`mipagg.improve`)."""
+    (branch-and-price passes the local search of :mod:`mipagg.improve`); it
+    must be deterministic: the last ``POLISH_MEMO`` results are remembered
+    by their input, so a partition offered again (a tree's node closings
+    offer the incumbent over and over) is not polished again (``polish_hits``
+    counts those; docs/bench/casc_gap.md §85)."""
 
     def __init__(self, X, D, k, best: Partition, *, schedule="adaptive", share=0.15,
                  polish=None):
@@ -194,6 +201,8 @@ class Rounder:
         self._pair_order = None
         self._pending = None
         self.polish = polish
+        self._polished: dict[bytes, Partition] = {}     # input labels → polish's result
+        self.polish_hits = 0
         self.rejected = 0
         if polish is not None:
             self.best = polish(best)
@@ -212,12 +221,25 @@ class Rounder:
             p = split_large_groups(self.X, p, self.k)
         s = p.sse()
         if self.polish is not None and s < 1.02 * self.best_sse:
-            p = self.polish(p)
+            p = self.polished(p)
             s = p.sse()
         if s < self.best_sse:
             self.best, self.best_sse = p, s
             return True
         return False
+
+    def polished(self, p: Partition) -> Partition:
+        """``polish(p)``, looked up first among the last ``POLISH_MEMO`` results."""
+        key = p.labels.tobytes()
+        q = self._polished.get(key)
+        if q is not None:
+            self.polish_hits += 1
+            return q
+        q = self.polish(p)
+        if len(self._polished) >= POLISH_MEMO:
+            del self._polished[next(iter(self._polished))]     # the oldest
+        self._polished[key] = q
+        return q
 
     def due(self) -> bool:
         if self.schedule == "every" or self.calls < 3:

@@ -3,10 +3,14 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from mipagg.exact.bases import ragged
+from mipagg.exact.colgen import POLISH_MEMO, Rounder
 from mipagg.exact.master import squared_distances
 from mipagg.exact.rounding import (
     _glue,
     _glue_reference,
+    _take_disjoint,
+    _take_disjoint_reference,
     add_remaining_nodes,
     edge_values,
     rounding_mst,
@@ -184,3 +188,53 @@ def test_msth_sparse_order_on_master_solutions(census):
         z = edge_values(X.shape[0], mp.columns, sol.x)
         full, fast = mst_pair_order(z, D), mst_pair_order(z, D, order)
         assert np.array_equal(full[0], fast[0]) and np.array_equal(full[1], fast[1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 4), n=st.integers(4, 40),
+       m=st.integers(0, 120))
+def test_the_compiled_greedy_scan_takes_the_reference_columns(seed, k, n, m):
+    """Random columns (repeats and overlaps included) in a random order: the
+    compiled scan takes the same columns and leaves the same records free."""
+    rng = np.random.default_rng(seed)
+    columns = [rng.choice(n, size=int(rng.integers(1, min(n, 2 * k) + 1)), replace=False)
+               for _ in range(m)]
+    idx, ptr = ragged(columns)
+    order = rng.permutation(m).astype(np.int64)
+    taken, free = _take_disjoint(order, ptr, idx, n, k)
+    want_taken, want_free = _take_disjoint_reference(order, ptr, idx, n, k)
+    assert taken.tolist() == want_taken.tolist() and free.tolist() == want_free.tolist()
+    covered = np.concatenate([idx[ptr[j]:ptr[j + 1]] for j in taken]) if taken.size else []
+    assert len(covered) == len(set(covered)) == n - int(free.sum())
+
+
+def test_the_rounder_polishes_a_partition_once():
+    """The incumbent offered again and again (as node closings do) is
+    polished once; the remembered result is polish's own; the memo keeps the
+    last POLISH_MEMO inputs."""
+    from mipagg.refine import local_search
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    calls = []
+
+    def polish(p):
+        calls.append(p.labels.tobytes())
+        return local_search(X, p, 3)
+
+    r = Rounder(X, squared_distances(X), 3, mdav(X, 3), polish=polish)
+    assert len(calls) == 1                     # the start, polished at once
+    best = r.best
+    assert [r.offer(Partition(best.labels, X)) for _ in range(3)] == [False] * 3
+    assert len(calls) == 2 and r.polish_hits == 2
+    assert np.array_equal(r.polished(best).labels, local_search(X, best, 3).labels)
+    def shuffled():
+        return Partition(rng.permutation(np.repeat(np.arange(10), 3)), X)
+
+    first, others = shuffled(), [shuffled() for _ in range(POLISH_MEMO - 1)]
+    for p in [first, *others, first]:          # POLISH_MEMO inputs: all remembered
+        r.polished(p)
+    assert len(calls) == 2 + POLISH_MEMO
+    r.polished(shuffled())                     # one more: the oldest, `first`, forgotten
+    r.polished(first)
+    assert len(calls) == 4 + POLISH_MEMO
