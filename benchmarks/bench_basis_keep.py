@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,13 +30,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine, option, watch_node_solves  # noqa: E402
-from bench_reopt_lp import carried_options  # noqa: E402
-from bench_subtrees import sample  # noqa: E402
+from _env import watch_node_solves  # noqa: E402
+from bench_subtrees import resumed, sample_arguments  # noqa: E402
 
-from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
-from mipagg.instance import read_csv  # noqa: E402
 
 
 def capture(lps: list, count: int):
@@ -83,31 +79,16 @@ def replay(lp, basis) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--resume", default="census:4:docs/results/trees/census_k4_sizes_5.npz",
-                    help="name:k:checkpoint (name a file of --data-dir)")
-    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
-                                              / "shared/data"))
-    ap.add_argument("--sample", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=4)
+    sample_arguments(ap, "census:4:docs/results/trees/census_k4_sizes_5.npz", 30, 4)
     ap.add_argument("--lps", type=int, default=10, help="node LPs to capture and replay")
-    ap.add_argument("--bp-option", action="append", default=[], type=option,
-                    help="key=value, changes one of the checkpoint's bp options (repeatable)")
     ap.add_argument("--quick", action="store_true", help="3 LPs from 5 nodes")
     a = ap.parse_args(argv)
     if a.quick:
         a.sample, a.lps = 5, 3
-    name, k, path = a.resume.split(":", 2)
-    X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
-    print(f"<!-- {machine()} -->")
-    part = Path(tempfile.mkdtemp(prefix="bench_basis_keep-")) / "sample.npz"
-    sample(path, a.sample, a.seed, part)
-    ckpt = checkpoint.load(part)
-    options = carried_options(ckpt, a.bp_option)
-    print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}; "
-          f"options {options}", flush=True)
+    k, X, part, ckpt, options = resumed(a, "bench_basis_keep")
     lps: list = []
     undo = capture(lps, a.lps)
-    branch_and_price(X, int(k), resume=str(part), node_limit=ckpt.meta["counts"]["nodes"] + a.lps,
+    branch_and_price(X, k, resume=part, node_limit=ckpt.meta["counts"]["nodes"] + a.lps,
                      **options)
     undo()
     total = {"kept": [0.0, 0], "set": [0.0, 0]}

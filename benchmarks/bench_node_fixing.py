@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,15 +31,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine, option  # noqa: E402
-from bench_reopt_lp import carried_options  # noqa: E402
-from bench_subtrees import sample  # noqa: E402
+from bench_subtrees import resumed, sample_arguments  # noqa: E402
 
-from mipagg import __version__  # noqa: E402
-from mipagg.exact import checkpoint  # noqa: E402
 from mipagg.exact.bp import BranchAndPrice, branch_and_price  # noqa: E402
 from mipagg.exact.fixing import PairFixing  # noqa: E402
-from mipagg.instance import read_csv  # noqa: E402
 
 
 def watch(calls: list, seconds: dict) -> None:
@@ -83,47 +77,28 @@ def full_bounds(fx: PairFixing, args) -> list:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--resume", default="census:4:docs/results/trees/census_k4_groups_5.npz",
-                    help="name:k:checkpoint (name a file of --data-dir)")
-    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
-                                              / "shared/data"))
-    ap.add_argument("--sample", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=4)
+    sample_arguments(ap, "census:4:docs/results/trees/census_k4_groups_5.npz", 30, 4)
     ap.add_argument("--nodes", type=int, default=60, help="nodes to solve and replay")
-    ap.add_argument("--bp-option", action="append", default=[], type=option,
-                    help="key=value, changes one of the checkpoint's bp options (repeatable)")
     ap.add_argument("--root-seconds", type=float,
                     help="from the root for this long instead of a sample of the checkpoint")
     ap.add_argument("--quick", action="store_true", help="5 nodes drawn, 5 solved")
     a = ap.parse_args(argv)
     if a.quick:
         a.sample, a.nodes = 5, 5
-    name, k, path = a.resume.split(":", 2)
-    X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
-    print(f"<!-- {machine()}; mipagg {__version__} -->")
-    part = Path(tempfile.mkdtemp(prefix="bench_node_fixing-")) / "sample.npz"
-    if a.root_seconds:
-        ckpt = checkpoint.load(path)
-        resumed, start = 0, f"from the root for {a.root_seconds:g} s"
-    else:
-        sample(path, a.sample, a.seed, part)
-        ckpt = checkpoint.load(part)
-        resumed = ckpt.meta["counts"]["nodes"]
-        start = f"{a.sample} open nodes drawn with seed {a.seed}"
-    options = carried_options(ckpt, a.bp_option)
-    print(f"{name} k={k}, {Path(path).name}: {start}; options {options}", flush=True)
+    k, X, part, ckpt, options = resumed(a, "bench_node_fixing", draw=not a.root_seconds)
+    resumed_nodes = 0 if a.root_seconds else ckpt.meta["counts"]["nodes"]
     calls: list = []
     seconds = {"pairs": 0.0, "sizes": 0.0}
     watch(calls, seconds)
     t0 = time.perf_counter()
     if a.root_seconds:
-        r = branch_and_price(X, int(k), time_limit=a.root_seconds, **options)
+        r = branch_and_price(X, k, time_limit=a.root_seconds, **options)
     else:
-        r = branch_and_price(X, int(k), resume=str(part), node_limit=resumed + a.nodes, **options)
+        r = branch_and_price(X, k, resume=part, node_limit=resumed_nodes + a.nodes, **options)
     wall = time.perf_counter() - t0
     BranchAndPrice.fix_node, BranchAndPrice.fix_node_sizes, PairFixing.fix_node = \
         seconds.pop("restore")
-    done = r.summary()["nodes"] - resumed
+    done = r.summary()["nodes"] - resumed_nodes
     print(f"{done} nodes in {wall:.1f} s (tree {r.summary()['time_tree']:.1f} s): pair fixing {seconds['pairs']:.2f} s, "
           f"size fixing {seconds['sizes']:.2f} s, fixing in all (columns too) "
           f"{r.summary()['time_fixing']:.2f} s")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,14 +26,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _env import machine, option  # noqa: E402
-from bench_reopt_lp import carried_options  # noqa: E402
-from bench_subtrees import sample  # noqa: E402
+from bench_subtrees import resumed, sample_arguments  # noqa: E402
 
-from mipagg import __version__  # noqa: E402
-from mipagg.exact import checkpoint, colgen, rounding  # noqa: E402
+from mipagg.exact import colgen, rounding  # noqa: E402
 from mipagg.exact.bp import branch_and_price  # noqa: E402
-from mipagg.instance import read_csv  # noqa: E402
 
 
 def watch(roundings: list, polishes: list, seconds: dict):
@@ -110,40 +105,24 @@ def replay_polishes(polishes: list) -> tuple[float, float, int]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--resume", default="census:4:docs/results/trees/census_k4_sizes_5.npz",
-                    help="name:k:checkpoint (name a file of --data-dir)")
-    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
-                                              / "shared/data"))
-    ap.add_argument("--sample", type=int, default=150)
-    ap.add_argument("--seed", type=int, default=5)
+    sample_arguments(ap, "census:4:docs/results/trees/census_k4_sizes_5.npz", 150, 5)
     ap.add_argument("--nodes", type=int, default=150, help="nodes to solve")
-    ap.add_argument("--bp-option", action="append", default=[], type=option,
-                    help="key=value, changes one of the checkpoint's bp options (repeatable)")
     ap.add_argument("--quick", action="store_true", help="5 nodes drawn, 5 solved")
     a = ap.parse_args(argv)
     if a.quick:
         a.sample, a.nodes = 5, 5
-    name, k, path = a.resume.split(":", 2)
-    X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
-    print(f"<!-- {machine()}; mipagg {__version__} -->")
-    part = Path(tempfile.mkdtemp(prefix="bench_node_rounding-")) / "sample.npz"
-    sample(path, a.sample, a.seed, part)
-    ckpt = checkpoint.load(part)
-    resumed = ckpt.meta["counts"]["nodes"]
-    options = carried_options(ckpt, a.bp_option)
-    print(f"{name} k={k}, {Path(path).name}: {a.sample} open nodes drawn with seed {a.seed}; "
-          f"options {options}", flush=True)
+    k, X, part, ckpt, options = resumed(a, "bench_node_rounding")
+    resumed_nodes = ckpt.meta["counts"]["nodes"]
     roundings: list = []
     polishes: list = []
     seconds = {"rounder": 0.0, "polish": 0.0}
     undo = watch(roundings, polishes, seconds)
     try:
-        r = branch_and_price(X, int(k), resume=str(part), node_limit=resumed + a.nodes,
-                             **options)
+        r = branch_and_price(X, k, resume=part, node_limit=resumed_nodes + a.nodes, **options)
     finally:
         undo()
     s = r.summary()
-    print(f"{s['nodes'] - resumed} nodes, tree {s['time_tree']:.1f} s: rounder calls "
+    print(f"{s['nodes'] - resumed_nodes} nodes, tree {s['time_tree']:.1f} s: rounder calls "
           f"{seconds['rounder']:.2f} s, polishes {seconds['polish']:.2f} s "
           f"({len(polishes)} offers polished)", flush=True)
     t_fast, t_ref = replay_roundings(roundings)

@@ -64,6 +64,42 @@ def sample(path: str, count: int, seed: int, out: Path, among: str = "all") -> n
     return idx
 
 
+def sample_arguments(ap, resume: str, sample_: int, seed: int) -> None:
+    """``--resume``, ``--data-dir``, ``--sample``, ``--seed`` and
+    ``--bp-option`` (a change to the checkpoint's options) with these
+    defaults, as the benchmarks that run a checkpoint's sample take them."""
+    ap.add_argument("--resume", default=resume, help="name:k:checkpoint (name a file of --data-dir)")
+    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[2]
+                                              / "shared/data"))
+    ap.add_argument("--sample", type=int, default=sample_)
+    ap.add_argument("--seed", type=int, default=seed)
+    ap.add_argument("--bp-option", action="append", default=[], type=option,
+                    help="key=value, changes one of the checkpoint's bp options (repeatable)")
+
+
+def resumed(a, prefix: str, draw: bool = True) -> tuple:
+    """(k, X, the checkpoint to resume, it loaded, its options with
+    ``a.bp_option`` applied) for :func:`sample_arguments`' parsed ``a``: a
+    sample of ``a.sample`` open nodes drawn with ``a.seed`` written to a
+    temporary file named after ``prefix`` (``draw`` False: the checkpoint
+    itself); prints the machine and what runs."""
+    from bench_reopt_lp import carried_options
+
+    name, k, path = a.resume.split(":", 2)
+    X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
+    print(f"<!-- {machine()}; mipagg {__version__} -->")
+    start = "its options, not its nodes"
+    if draw:
+        part = Path(tempfile.mkdtemp(prefix=f"{prefix}-")) / "sample.npz"
+        sample(path, a.sample, a.seed, part)
+        path, start = str(part), f"{a.sample} open nodes drawn with seed {a.seed}"
+    ckpt = checkpoint.load(path)
+    options = carried_options(ckpt, a.bp_option)
+    print(f"{name} k={k}, {Path(a.resume.split(':', 2)[2]).name}: {start}; options {options}",
+          flush=True)
+    return int(k), X, path, ckpt, options
+
+
 def drop(path: Path, what: list[str]) -> dict[str, int]:
     """Remove from the sampled nodes what the run that wrote the checkpoint
     gave them: ``sizes``, the sizes size fixing excluded (an arm without size
