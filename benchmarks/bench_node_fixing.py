@@ -85,7 +85,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.quick:
         a.sample, a.nodes = 5, 5
-    k, X, part, ckpt, options = resumed(a, "bench_node_fixing", draw=not a.root_seconds)
+    k, X, part, ckpt, options = resumed(
+        a, "bench_node_fixing", f"from the root for {a.root_seconds:g} s" if a.root_seconds else None)
     resumed_nodes = 0 if a.root_seconds else ckpt.meta["counts"]["nodes"]
     calls: list = []
     seconds = {"pairs": 0.0, "sizes": 0.0}

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _env import machine, option  # noqa: E402
 from bench_node_closing import traced  # noqa: E402
+from bench_reopt_lp import carried_options  # noqa: E402
 
 from mipagg import __version__  # noqa: E402
 from mipagg.exact import bases, checkpoint, treeparts, treesample  # noqa: E402
@@ -77,26 +78,24 @@ def sample_arguments(ap, resume: str, sample_: int, seed: int) -> None:
                     help="key=value, changes one of the checkpoint's bp options (repeatable)")
 
 
-def resumed(a, prefix: str, draw: bool = True) -> tuple:
+def resumed(a, prefix: str, start: str | None = None) -> tuple:
     """(k, X, the checkpoint to resume, it loaded, its options with
     ``a.bp_option`` applied) for :func:`sample_arguments`' parsed ``a``: a
     sample of ``a.sample`` open nodes drawn with ``a.seed`` written to a
-    temporary file named after ``prefix`` (``draw`` False: the checkpoint
-    itself); prints the machine and what runs."""
-    from bench_reopt_lp import carried_options
-
-    name, k, path = a.resume.split(":", 2)
+    temporary file named after ``prefix``; given ``start`` (what the run
+    does instead, e.g. a tree from the root with the checkpoint's options),
+    the checkpoint itself.  Prints the machine and what runs."""
+    name, k, source = a.resume.split(":", 2)
     X = read_csv(str(Path(a.data_dir) / f"{name}.csv")).X
     print(f"<!-- {machine()}; mipagg {__version__} -->")
-    start = "its options, not its nodes"
-    if draw:
+    path = source
+    if start is None:
         part = Path(tempfile.mkdtemp(prefix=f"{prefix}-")) / "sample.npz"
         sample(path, a.sample, a.seed, part)
         path, start = str(part), f"{a.sample} open nodes drawn with seed {a.seed}"
     ckpt = checkpoint.load(path)
     options = carried_options(ckpt, a.bp_option)
-    print(f"{name} k={k}, {Path(a.resume.split(':', 2)[2]).name}: {start}; options {options}",
-          flush=True)
+    print(f"{name} k={k}, {Path(source).name}: {start}; options {options}", flush=True)
     return int(k), X, path, ckpt, options
 
 
